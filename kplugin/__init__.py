@@ -1,0 +1,3 @@
+"""kplugin: scaffold, configure, build and test out-of-tree Kubernetes scheduler plugins."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from kplugin.cli import main
+
+main()

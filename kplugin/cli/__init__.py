@@ -1,0 +1,98 @@
+"""kplugin's command line: a thin layer over the library; errors map to exit codes here.
+
+Exit codes: 0 success, 1 the operation failed, 2 bad usage or bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Annotated
+
+import typer
+
+from kplugin import __version__
+from kplugin.cli import state
+
+app = typer.Typer(
+    name="kplugin",
+    help="Scaffold, configure, build and test out-of-tree Kubernetes scheduler plugins.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"kplugin {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+) -> None:
+    """Scaffold, configure, build and test out-of-tree Kubernetes scheduler plugins."""
+    state.debug = state.debug or debug
+
+
+# Command modules register themselves on import; each keeps heavy imports inside its
+# function so that --help and --version stay fast.
+from kplugin.cli import new as _new  # noqa: E402
+from kplugin.cli import versions as _versions  # noqa: E402
+
+__all__ = ["app", "main"]
+_ = (_new, _versions)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the app and turn every error into one line and a code."""
+    import click
+
+    state.debug = "--debug" in (argv if argv is not None else sys.argv[1:]) or bool(
+        os.environ.get("KPLUGIN_DEBUG")
+    )
+    code = 0
+    try:
+        app(args=argv, prog_name="kplugin", standalone_mode=False)
+    except click.exceptions.Exit as exit_:
+        code = exit_.exit_code
+    except click.exceptions.Abort:
+        sys.stderr.write("kplugin: aborted\n")
+        code = 130
+    except click.ClickException as err:
+        hint = ""
+        ctx = getattr(err, "ctx", None)
+        if ctx is not None:
+            hint = f" (see '{ctx.command_path} --help')"
+        sys.stderr.write(f"kplugin: error: {err.format_message()}{hint}\n")
+        code = err.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("kplugin: interrupted\n")
+        code = 130
+    except Exception as err:
+        code = _report(err)
+    sys.exit(code)
+
+
+def _report(err: Exception) -> int:
+    from kplugin.errors import KpluginError, ToolError
+
+    if state.debug:
+        traceback.print_exception(err)
+    if isinstance(err, KpluginError):
+        sys.stderr.write(f"kplugin: error: {err}\n")
+        if isinstance(err, ToolError) and state.debug:
+            sys.stderr.write(err.tail + "\n")
+        return err.exit_code
+    sys.stderr.write(
+        f"kplugin: internal error: {type(err).__name__}: {err} (rerun with --debug for the traceback)\n"
+    )
+    return 1

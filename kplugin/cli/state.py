@@ -1,0 +1,3 @@
+"""Process-wide CLI settings (set from global flags)."""
+
+debug = False

@@ -1,0 +1,54 @@
+"""kplugin versions: the support matrix."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from kplugin.cli import app
+
+
+@app.command()
+def versions(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the matrix as JSON.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Include catalogued minors without templates yet.")] = False,
+) -> None:
+    """The Kubernetes versions kplugin generates for."""
+    from kplugin import versions as catalog
+
+    releases = sorted(catalog.catalog().values(), key=lambda r: r.newest.minor)
+    if not all_:
+        releases = [r for r in releases if r.supported]
+    rows = [
+        {
+            "minor": r.key,
+            "newest_patch": str(r.newest),
+            "go_directive": r.go_directive,
+            "go_version": r.go_version,
+            "config_api_versions": list(r.config_api_versions),
+            "staging_modules": len(r.staging_modules),
+            "supported": r.supported,
+        }
+        for r in releases
+    ]
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("minor", "newest patch", "go directive", "Go", "config APIs", "staging", "supported")
+    for row in rows:
+        table.add_row(
+            row["minor"],
+            row["newest_patch"],
+            row["go_directive"],
+            row["go_version"],
+            ", ".join(row["config_api_versions"]),
+            str(row["staging_modules"]),
+            "yes" if row["supported"] else "not yet",
+        )
+    Console().print(table)

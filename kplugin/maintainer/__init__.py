@@ -1,0 +1,1 @@
+"""Maintainer tools: not used at run time."""

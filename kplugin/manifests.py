@@ -1,0 +1,187 @@
+"""Kubernetes manifests of a generated project (deploy/ and the Helm chart's values).
+
+Built as data and emitted with ruamel.yaml. The scheduler runs as a second scheduler
+with a lease of its own, non-root, read-only root filesystem, no capabilities.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kplugin import yamlio
+from kplugin.schedconfig import LEASE_NAMESPACE, SchedulerConfig
+
+NAMESPACE = LEASE_NAMESPACE
+CONFIG_DIR = "/etc/kubernetes/scheduler"
+CONFIG_FILE = "scheduler-config.yaml"
+NONROOT_UID = 65532
+SECURE_PORT = 10259
+
+_READ = ["get", "list", "watch"]
+
+# What kube-scheduler reads and writes, as in the bootstrap policy's
+# system:kube-scheduler role of these releases, minus its grant on the default
+# scheduler's lease: this scheduler's own lease is granted by a Role in kube-system.
+SCHEDULER_RULES: list[dict[str, Any]] = [
+    {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch", "update"]},
+    {"apiGroups": [""], "resources": ["nodes"], "verbs": _READ},
+    {"apiGroups": [""], "resources": ["pods"], "verbs": [*_READ, "delete"]},
+    {"apiGroups": [""], "resources": ["bindings", "pods/binding"], "verbs": ["create"]},
+    {"apiGroups": [""], "resources": ["pods/status"], "verbs": ["patch", "update"]},
+    {"apiGroups": [""], "resources": ["replicationcontrollers", "services"], "verbs": _READ},
+    {"apiGroups": ["apps", "extensions"], "resources": ["replicasets"], "verbs": _READ},
+    {"apiGroups": ["apps"], "resources": ["statefulsets"], "verbs": _READ},
+    {"apiGroups": ["policy"], "resources": ["poddisruptionbudgets"], "verbs": _READ},
+    {"apiGroups": [""], "resources": ["persistentvolumeclaims", "persistentvolumes"], "verbs": _READ},
+    {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]},
+    {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"], "verbs": ["create"]},
+    {"apiGroups": ["storage.k8s.io"], "resources": ["csidrivers", "csinodes", "csistoragecapacities"], "verbs": _READ},
+    {"apiGroups": [""], "resources": ["namespaces"], "verbs": _READ},
+]
+
+
+def labels(project: str) -> dict[str, str]:
+    return {"app.kubernetes.io/name": project, "app.kubernetes.io/component": "scheduler"}
+
+
+def _meta(name: str, project: str, namespaced: bool = True) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if namespaced:
+        meta["namespace"] = NAMESPACE
+    meta["labels"] = labels(project)
+    return meta
+
+
+def rbac(project: str, scheduler_name: str, extra_rules: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    subject = [{"kind": "ServiceAccount", "name": project, "namespace": NAMESPACE}]
+    rbac_api = "rbac.authorization.k8s.io/v1"
+
+    def binding(kind: str, name: str, role_kind: str, role: str) -> dict[str, Any]:
+        return {
+            "apiVersion": rbac_api,
+            "kind": kind,
+            "metadata": _meta(name, project, namespaced=kind == "RoleBinding"),
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": role},
+            "subjects": subject,
+        }
+
+    return [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(project, project)},
+        {
+            "apiVersion": rbac_api,
+            "kind": "ClusterRole",
+            "metadata": _meta(project, project, namespaced=False),
+            "rules": SCHEDULER_RULES + (extra_rules or []),
+        },
+        binding("ClusterRoleBinding", project, "ClusterRole", project),
+        # PVC/PV binding decisions (VolumeBinding plugin).
+        binding("ClusterRoleBinding", f"{project}-volume-scheduler", "ClusterRole", "system:volume-scheduler"),
+        {
+            "apiVersion": rbac_api,
+            "kind": "Role",
+            "metadata": _meta(f"{project}-leader-election", project),
+            "rules": [
+                {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+                {
+                    "apiGroups": ["coordination.k8s.io"],
+                    "resources": ["leases"],
+                    "resourceNames": [scheduler_name],
+                    "verbs": ["get", "update"],
+                },
+            ],
+        },
+        binding("RoleBinding", f"{project}-leader-election", "Role", f"{project}-leader-election"),
+        # Delegated authentication of the secure port reads this ConfigMap.
+        binding(
+            "RoleBinding",
+            f"{project}-authentication-reader",
+            "Role",
+            "extension-apiserver-authentication-reader",
+        ),
+    ]
+
+
+def configmap(project: str, config: SchedulerConfig) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _meta(f"{project}-config", project),
+        "data": {CONFIG_FILE: yamlio.dump(config.document())},
+    }
+
+
+def deployment(project: str, image: str) -> dict[str, Any]:
+    probe = {
+        "httpGet": {"path": "/healthz", "port": SECURE_PORT, "scheme": "HTTPS"},
+        "initialDelaySeconds": 15,
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta(project, project),
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app.kubernetes.io/name": project}},
+            "template": {
+                "metadata": {"labels": labels(project)},
+                "spec": {
+                    "serviceAccountName": project,
+                    "priorityClassName": "system-cluster-critical",
+                    "securityContext": {
+                        "runAsNonRoot": True,
+                        "runAsUser": NONROOT_UID,
+                        "runAsGroup": NONROOT_UID,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    },
+                    "containers": [
+                        {
+                            "name": "scheduler",
+                            "image": image,
+                            "imagePullPolicy": "IfNotPresent",
+                            "args": [f"--config={CONFIG_DIR}/{CONFIG_FILE}", "--v=2"],
+                            "livenessProbe": probe,
+                            "readinessProbe": {"httpGet": probe["httpGet"]},
+                            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+                            "securityContext": {
+                                "allowPrivilegeEscalation": False,
+                                "readOnlyRootFilesystem": True,
+                                "capabilities": {"drop": ["ALL"]},
+                            },
+                            "volumeMounts": [
+                                {"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
+                                {"name": "tmp", "mountPath": "/tmp"},
+                            ],
+                        }
+                    ],
+                    "volumes": [
+                        {"name": "config", "configMap": {"name": f"{project}-config"}},
+                        {"name": "tmp", "emptyDir": {}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def sample_pod(project: str, scheduler_name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"{project}-sample", "namespace": "default"},
+        "spec": {
+            "schedulerName": scheduler_name,
+            "terminationGracePeriodSeconds": 0,
+            "securityContext": {"runAsNonRoot": True, "runAsUser": NONROOT_UID},
+            "containers": [
+                {
+                    "name": "pause",
+                    "image": "registry.k8s.io/pause:3.9",
+                    "resources": {"requests": {"cpu": "100m", "memory": "16Mi"}},
+                    "securityContext": {
+                        "allowPrivilegeEscalation": False,
+                        "capabilities": {"drop": ["ALL"]},
+                    },
+                }
+            ],
+        },
+    }

@@ -1,0 +1,187 @@
+"""Generate a plugin project: the list of files it writes, rendered in memory first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from kplugin import __version__, manifests, yamlio
+from kplugin.errors import OperationError
+from kplugin.plan import Change, FilePlan
+from kplugin.schedconfig import SchedulerConfig
+from kplugin.spec import ExtensionPoint, PluginSpec, ProjectSpec
+from kplugin.templating import render_tree
+
+PROJECT_FILE = "kplugin.yaml"
+
+# The sample plugin's Args, as the generated args.go declares them.
+ARGS_FIELDS = {"nodeLabel": "string", "resourceName": "string"}
+ARGS_DEFAULTS = {"resourceName": "cpu"}
+
+_EXTENSION_GO_NAMES = {
+    ExtensionPoint.QUEUE_SORT: "QueueSort",
+    ExtensionPoint.PRE_FILTER: "PreFilter",
+    ExtensionPoint.FILTER: "Filter",
+    ExtensionPoint.PRE_SCORE: "PreScore",
+    ExtensionPoint.SCORE: "Score",
+    ExtensionPoint.RESERVE: "Reserve",
+    ExtensionPoint.PERMIT: "Permit",
+    ExtensionPoint.PRE_BIND: "PreBind",
+    ExtensionPoint.POST_BIND: "PostBind",
+}
+
+
+@dataclass
+class Result:
+    dest: Path
+    plan: FilePlan
+    changes: list[tuple[PurePosixPath, Change]]
+    notices: list[str] = field(default_factory=list)
+
+
+def image_name(spec: ProjectSpec) -> str:
+    return f"{spec.name}:0.1.0-k8s{spec.target.version}"
+
+
+def scheduler_config(spec: ProjectSpec) -> SchedulerConfig:
+    return SchedulerConfig(
+        scheduler_name=spec.scheduler_name,
+        plugins=spec.plugins,
+        args={p.name: dict(ARGS_DEFAULTS) for p in spec.plugins},
+    )
+
+
+def _common_context(spec: ProjectSpec) -> dict[str, Any]:
+    version = spec.target.version
+    return {
+        "project_name": spec.name,
+        "module": spec.module,
+        "scheduler_name": spec.scheduler_name,
+        "k8s_version": str(version),
+        "k8s_minor": version.minor_key,
+        "_shape": dict(spec.target.release.shape),
+    }
+
+
+def _project_context(spec: ProjectSpec) -> dict[str, Any]:
+    version = spec.target.version
+    release = spec.target.release
+    return {
+        **_common_context(spec),
+        "kplugin_version": __version__,
+        "k8s_tag": version.tag,
+        "staging_tag": version.staging_tag,
+        "go_directive": release.go_directive,
+        "go_image": f"golang:{release.go_image_tag}",
+        "image": image_name(spec),
+        "_staging_modules": list(release.staging_modules),
+        "_plugins": [
+            {"name": p.name, "package": p.package, "extension_points": [str(e) for e in p.extension_points]}
+            for p in spec.plugins
+        ],
+    }
+
+
+def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
+    flags = {str(point): plugin.has(point) for point in ExtensionPoint}
+    return {
+        **_common_context(spec),
+        **flags,
+        "package": plugin.package,
+        "plugin_name": plugin.name,
+        "_extensions": [_EXTENSION_GO_NAMES[p] for p in plugin.extension_points],
+    }
+
+
+def project_metadata(spec: ProjectSpec) -> dict[str, Any]:
+    return {
+        "kplugin": __version__,
+        "name": spec.name,
+        "module": spec.module,
+        "kubernetes": str(spec.target.version),
+        "schedulerName": spec.scheduler_name,
+        "image": image_name(spec),
+        "plugins": [
+            {
+                "name": p.name,
+                "package": p.package,
+                "extensionPoints": [str(e) for e in p.extension_points],
+                "args": dict(ARGS_FIELDS),
+            }
+            for p in spec.plugins
+        ],
+    }
+
+
+def _chart(spec: ProjectSpec, config: SchedulerConfig) -> dict[str, str]:
+    chart = {
+        "apiVersion": "v2",
+        "name": spec.name,
+        "description": f"kube-scheduler {spec.target.version} with the {', '.join(p.name for p in spec.plugins)} plugin(s), as a second scheduler",
+        "type": "application",
+        "version": "0.1.0",
+        "appVersion": str(spec.target.version),
+    }
+    repository, _, tag = image_name(spec).partition(":")
+    values = {
+        "image": {"repository": repository, "tag": tag, "pullPolicy": "IfNotPresent"},
+        "replicas": 1,
+        "schedulerName": spec.scheduler_name,
+        "schedulerConfig": config.document(),
+        "rbac": {"rules": manifests.SCHEDULER_RULES},
+        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+    }
+    return {"Chart.yaml": yamlio.dump(chart), "values.yaml": yamlio.dump(values)}
+
+
+def build_plan(spec: ProjectSpec, dest: Path) -> FilePlan:
+    """Render every file of the project in memory."""
+    plan = FilePlan(dest)
+    # The project tree's top directory is the project itself; the plugin tree's is the
+    # plugin's package directory under pkg/.
+    rendered = render_tree("project", _project_context(spec))
+    plan.update({PurePosixPath(*path.parts[1:]): content for path, content in rendered.items()})
+    for plugin in spec.plugins:
+        rendered = render_tree("plugin", _plugin_context(spec, plugin))
+        plan.update({PurePosixPath("pkg") / path: content for path, content in rendered.items()})
+    config = scheduler_config(spec)
+    plan.add("deploy/scheduler-config.yaml", yamlio.dump(config.document()))
+    plan.add("deploy/rbac.yaml", yamlio.dump_all(manifests.rbac(spec.name, spec.scheduler_name)))
+    plan.add("deploy/configmap.yaml", yamlio.dump(manifests.configmap(spec.name, config)))
+    plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, image_name(spec))))
+    plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
+    for name, content in _chart(spec, config).items():
+        plan.add(f"charts/{spec.name}/{name}", content)
+    plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec)))
+    return plan
+
+
+def new_project(
+    spec: ProjectSpec,
+    dest: Path,
+    *,
+    force: bool = False,
+    dry_run: bool = False,
+    tidy: Callable[[Path], list[str]] | None = None,
+) -> Result:
+    """Generate ``spec`` into ``dest``. ``tidy`` runs in the staged tree before it is
+    moved into place (``go mod tidy``) and returns notices; a failure leaves nothing."""
+    plan = build_plan(spec, dest)
+    plan.check_destination(force)
+    result = Result(dest=dest, plan=plan, changes=plan.changes())
+    if dry_run:
+        return result
+    notices: list[str] = []
+
+    def in_stage(stage: Path) -> None:
+        if tidy is not None:
+            notices.extend(tidy(stage))
+
+    try:
+        plan.apply(force, in_stage)
+    except OSError as err:
+        raise OperationError(f"writing {dest}: {err.strerror or err}") from err
+    result.notices = notices
+    return result

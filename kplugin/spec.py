@@ -1,0 +1,216 @@
+"""Typed, validated specs of what to generate. Nothing touches disk before these exist."""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+
+from kplugin.errors import UsageError
+from kplugin.versions import Target
+
+
+class ExtensionPoint(enum.StrEnum):
+    """Scheduling Framework extension points kplugin can generate, in cycle order."""
+
+    QUEUE_SORT = "queuesort"
+    PRE_FILTER = "prefilter"
+    FILTER = "filter"
+    PRE_SCORE = "prescore"
+    SCORE = "score"
+    RESERVE = "reserve"
+    PERMIT = "permit"
+    PRE_BIND = "prebind"
+    POST_BIND = "postbind"
+
+    @property
+    def config_name(self) -> str:
+        """The key under ``profiles[].plugins`` in KubeSchedulerConfiguration."""
+        return _CONFIG_NAMES[self]
+
+
+_CONFIG_NAMES = {
+    ExtensionPoint.QUEUE_SORT: "queueSort",
+    ExtensionPoint.PRE_FILTER: "preFilter",
+    ExtensionPoint.FILTER: "filter",
+    ExtensionPoint.PRE_SCORE: "preScore",
+    ExtensionPoint.SCORE: "score",
+    ExtensionPoint.RESERVE: "reserve",
+    ExtensionPoint.PERMIT: "permit",
+    ExtensionPoint.PRE_BIND: "preBind",
+    ExtensionPoint.POST_BIND: "postBind",
+}
+
+DEFAULT_EXTENSION_POINTS = (ExtensionPoint.FILTER, ExtensionPoint.SCORE)
+
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_PASCAL = re.compile(r"[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)*")
+_GO_KEYWORDS = frozenset(
+    "break case chan const continue default defer else fallthrough for func go goto if "
+    "import interface map package range return select struct switch type var".split()
+)
+# Identifiers the generated plugin package declares or that name framework types the
+# generated code uses: a plugin called one of these would not compile or would mislead.
+_RESERVED_PLUGIN_NAMES = frozenset(
+    {
+        "Args", "Code", "CycleState", "Framework", "Handle", "Name", "New", "NodeInfo",
+        "NodeScore", "NodeScoreList", "Plugin", "PodInfo", "PreFilterResult",
+        "QueuedPodInfo", "Registry", "StateData", "StateKey", "Status",
+        # in-tree plugins: a second plugin of the same name cannot be registered
+        "DefaultBinder", "DefaultPreemption", "ImageLocality", "InterPodAffinity",
+        "NodeAffinity", "NodeName", "NodePorts", "NodeResourcesBalancedAllocation",
+        "NodeResourcesFit", "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
+        "PrioritySort", "SchedulingGates", "TaintToleration", "VolumeBinding",
+        "VolumeRestrictions", "VolumeZone", "DynamicResources",
+    }
+)
+_MODULE_ELEMENT = re.compile(r"[A-Za-z0-9._~-]+")
+
+
+def validate_project_name(name: str) -> str:
+    """The project name becomes the directory, Deployment, chart and image name."""
+    problem = None
+    if not name:
+        problem = "is empty"
+    elif len(name) > 63:
+        problem = f"is {len(name)} characters long (at most 63)"
+    elif not _DNS1123_LABEL.fullmatch(name):
+        problem = "is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)"
+    if problem:
+        raise UsageError(f"project name {name!r} {problem}; try e.g. 'gpu-aware'")
+    return name
+
+
+def plugin_name_from_project(name: str) -> str:
+    """gpu-aware -> GpuAware; a leading digit gets a 'P' so the result is a Go identifier."""
+    pascal = "".join(part[:1].upper() + part[1:] for part in name.split("-") if part)
+    if pascal[:1].isdigit():
+        pascal = "P" + pascal
+    return pascal
+
+
+def validate_plugin_name(name: str) -> str:
+    problem = None
+    if name.lower() in _GO_KEYWORDS and name == name.lower():
+        problem = "is a Go keyword"
+    elif not name.isascii() or not _PASCAL.fullmatch(name):
+        problem = "is not an exported Go identifier in PascalCase (letters and digits, starting upper-case)"
+    elif name in _RESERVED_PLUGIN_NAMES:
+        problem = "clashes with an identifier the generated code or the scheduler already uses"
+    elif len(name) > 63:
+        problem = "is longer than 63 characters"
+    if problem:
+        raise UsageError(f"plugin name {name!r} {problem}; try e.g. 'GpuAware'")
+    return name
+
+
+def package_name(plugin: str) -> str:
+    """The Go package (and directory under pkg/) of a plugin: GpuAware -> gpuaware."""
+    return plugin.lower()
+
+
+def validate_module_path(path: str) -> str:
+    """A Go module path as ``go mod init`` accepts it (the checks of x/mod CheckPath)."""
+    problem = None
+    elements = path.split("/")
+    if not path:
+        problem = "is empty"
+    elif not path.isascii() or any(c.isspace() for c in path):
+        problem = "has spaces or non-ASCII characters"
+    elif any(e == "" for e in elements):
+        problem = "has an empty path element (leading, trailing or double '/')"
+    elif any(not _MODULE_ELEMENT.fullmatch(e) for e in elements):
+        problem = "may only contain letters, digits and '-', '.', '_', '~' between slashes"
+    elif any(e.startswith(".") or e.endswith(".") for e in elements):
+        problem = "has an element that starts or ends with '.'"
+    elif "." not in elements[0]:
+        problem = "must start with a domain name (the first element needs a dot)"
+    elif elements[0] != elements[0].lower() or elements[0].startswith("-"):
+        problem = "has a first element that is not a lower-case domain name"
+    if problem:
+        raise UsageError(f"module path {path!r} {problem}; try e.g. 'example.com/gpu-scheduler'")
+    return path
+
+
+def validate_scheduler_name(name: str) -> str:
+    """schedulerName is also the leader-election lease name: a DNS-1123 subdomain."""
+    problem = None
+    if not name:
+        problem = "is empty"
+    elif len(name) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(name):
+        problem = "is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')"
+    elif name in {"default-scheduler", "kube-scheduler"}:
+        problem = "is the default scheduler's name or lease; a second scheduler needs its own"
+    if problem:
+        raise UsageError(f"scheduler name {name!r} {problem}; try e.g. 'gpu-aware-scheduler'")
+    return name
+
+
+def parse_extension_points(value: str) -> tuple[ExtensionPoint, ...]:
+    """'filter,score' -> (FILTER, SCORE), in scheduling-cycle order, duplicates folded."""
+    names = [v.strip().lower().replace("-", "").replace("_", "") for v in value.split(",")]
+    if not any(names):
+        raise UsageError(
+            f"--extension-points {value!r} is empty; choose from {', '.join(ExtensionPoint)}"
+        )
+    points = set()
+    for name in names:
+        if not name:
+            continue
+        try:
+            points.add(ExtensionPoint(name))
+        except ValueError:
+            raise UsageError(
+                f"--extension-points: unknown extension point {name!r}; "
+                f"choose from {', '.join(ExtensionPoint)}"
+            ) from None
+    return tuple(p for p in ExtensionPoint if p in points)
+
+
+@dataclass(frozen=True)
+class PluginSpec:
+    name: str
+    extension_points: tuple[ExtensionPoint, ...] = DEFAULT_EXTENSION_POINTS
+
+    @property
+    def package(self) -> str:
+        return package_name(self.name)
+
+    def has(self, point: ExtensionPoint) -> bool:
+        return point in self.extension_points
+
+
+@dataclass(frozen=True)
+class ProjectSpec:
+    name: str
+    module: str
+    target: Target
+    scheduler_name: str
+    plugins: tuple[PluginSpec, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def build(
+        cls,
+        name: str,
+        target: Target,
+        module: str | None = None,
+        plugin: str | None = None,
+        extension_points: str | None = None,
+        scheduler_name: str | None = None,
+    ) -> ProjectSpec:
+        """Validate every user-supplied value, in the order the user typed them."""
+        validate_project_name(name)
+        plugin_name = validate_plugin_name(plugin or plugin_name_from_project(name))
+        points = (
+            parse_extension_points(extension_points)
+            if extension_points is not None
+            else DEFAULT_EXTENSION_POINTS
+        )
+        return cls(
+            name=name,
+            module=validate_module_path(module or f"example.com/{name}"),
+            target=target,
+            scheduler_name=validate_scheduler_name(scheduler_name or name),
+            plugins=(PluginSpec(plugin_name, points),),
+        )

@@ -1,0 +1,153 @@
+"""Kubernetes versions and the version catalog (data, not code branches)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from kplugin.errors import UsageError
+
+_VERSION_RE = re.compile(r"v?(?P<major>0|[1-9]\d*)\.(?P<minor>0|[1-9]\d*)(?:\.(?P<patch>0|[1-9]\d*))?")
+
+
+@dataclass(frozen=True, order=True)
+class KubeVersion:
+    """An exact Kubernetes release, e.g. 1.28.3."""
+
+    major: int
+    minor: int
+    patch: int
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+    @property
+    def tag(self) -> str:
+        """The k8s.io/kubernetes module version: v1.28.3."""
+        return f"v{self}"
+
+    @property
+    def staging_tag(self) -> str:
+        """The version every staging module (k8s.io/api, ...) is tagged with: v0.28.3."""
+        return f"v0.{self.minor}.{self.patch}"
+
+    @property
+    def minor_key(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+
+@dataclass(frozen=True)
+class MinorRelease:
+    """What generation needs to know about one Kubernetes minor."""
+
+    key: str
+    newest_patch: int
+    go_directive: str
+    go_version: str
+    config_api_versions: tuple[str, ...]
+    staging_modules: tuple[str, ...]
+    shape: dict[str, Any]
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.shape.get("templates"))
+
+    @property
+    def newest(self) -> KubeVersion:
+        major, minor = (int(x) for x in self.key.split("."))
+        return KubeVersion(major, minor, self.newest_patch)
+
+    @property
+    def go_image_tag(self) -> str:
+        """Tag of the official Go builder image: the Go minor Kubernetes built this with."""
+        return ".".join(self.go_version.split(".")[:2])
+
+
+@dataclass(frozen=True)
+class Target:
+    """A resolved ``--k8s`` value: the exact version and its minor's catalog entry."""
+
+    version: KubeVersion
+    release: MinorRelease
+    requested: str
+    patch_was_implied: bool
+    beyond_catalog: bool
+
+
+@cache
+def catalog() -> dict[str, MinorRelease]:
+    raw = json.loads(resources.files("kplugin").joinpath("data/catalog.json").read_text())
+    releases = {}
+    for key, entry in raw["minors"].items():
+        shape = {
+            k: v
+            for k, v in entry.items()
+            if k
+            not in {
+                "newest_patch",
+                "go_directive",
+                "go_version",
+                "config_api_versions",
+                "staging_modules",
+                "staging_untagged",
+            }
+        }
+        releases[key] = MinorRelease(
+            key=key,
+            newest_patch=entry["newest_patch"],
+            go_directive=entry["go_directive"],
+            go_version=entry["go_version"],
+            config_api_versions=tuple(entry["config_api_versions"]),
+            staging_modules=tuple(entry["staging_modules"]),
+            shape=shape,
+        )
+    return releases
+
+
+def supported_releases() -> list[MinorRelease]:
+    return sorted(
+        (r for r in catalog().values() if r.supported), key=lambda r: r.newest.minor
+    )
+
+
+def supported_range() -> str:
+    releases = supported_releases()
+    if len(releases) == 1:
+        return releases[0].key
+    return f"{releases[0].key} to {releases[-1].key}"
+
+
+def default_target() -> Target:
+    newest = supported_releases()[-1]
+    return resolve(newest.key)
+
+
+def resolve(value: str) -> Target:
+    """Resolve ``X.Y.Z``, ``vX.Y.Z`` or ``X.Y`` against the catalog, or raise UsageError."""
+    text = value.strip()
+    match = _VERSION_RE.fullmatch(text)
+    if not match:
+        raise UsageError(
+            f"--k8s {value!r} is not a Kubernetes version; use X.Y.Z, vX.Y.Z or X.Y "
+            f"(supported: {supported_range()})"
+        )
+    major, minor = int(match["major"]), int(match["minor"])
+    release = catalog().get(f"{major}.{minor}")
+    if release is None or not release.supported:
+        raise UsageError(
+            f"--k8s {value}: Kubernetes {major}.{minor} is not supported; "
+            f"supported: {supported_range()}"
+        )
+    implied = match["patch"] is None
+    patch = release.newest_patch if implied else int(match["patch"])
+    return Target(
+        version=KubeVersion(major, minor, patch),
+        release=release,
+        requested=value,
+        patch_was_implied=implied,
+        beyond_catalog=patch > release.newest_patch,
+    )
