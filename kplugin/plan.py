@@ -7,7 +7,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -60,9 +60,7 @@ class FilePlan:
             if parent.exists():
                 break
         if self.dest.is_dir() and any(self.dest.iterdir()) and not force:
-            raise UsageError(
-                f"directory {self.dest} exists and is not empty; pass --force to write into it"
-            )
+            raise UsageError(f"directory {self.dest} exists and is not empty; pass --force to write into it")
         if force:
             for path in self.files:
                 for part in [*reversed((self.dest / path).parents), self.dest / path]:
@@ -94,7 +92,7 @@ class FilePlan:
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             for p in created_parents:
-                with _ignore_os_error():
+                with suppress(OSError):
                     p.rmdir()
             raise
 
@@ -117,11 +115,3 @@ class FilePlan:
             if in_stage is not None:
                 in_stage(stage)
             self.commit(stage)
-
-
-@contextmanager
-def _ignore_os_error() -> Iterator[None]:
-    try:
-        yield
-    except OSError:
-        pass

@@ -119,7 +119,10 @@ def _chart(spec: ProjectSpec, config: SchedulerConfig) -> dict[str, str]:
     chart = {
         "apiVersion": "v2",
         "name": spec.name,
-        "description": f"kube-scheduler {spec.target.version} with the {', '.join(p.name for p in spec.plugins)} plugin(s), as a second scheduler",
+        "description": (
+            f"kube-scheduler {spec.target.version} with the "
+            f"{', '.join(p.name for p in spec.plugins)} plugin(s), as a second scheduler"
+        ),
         "type": "application",
         "version": "0.1.0",
         "appVersion": str(spec.target.version),

@@ -42,9 +42,7 @@ class SchedulerConfig:
                     plugins[point.config_name]["disabled"] = [{"name": DEFAULT_QUEUE_SORT}]
         profile: dict[str, Any] = {"schedulerName": self.scheduler_name, "plugins": plugins}
         plugin_config = [
-            {"name": plugin.name, "args": self.args[plugin.name]}
-            for plugin in self.plugins
-            if plugin.name in self.args
+            {"name": plugin.name, "args": self.args[plugin.name]} for plugin in self.plugins if plugin.name in self.args
         ]
         if plugin_config:
             profile["pluginConfig"] = plugin_config

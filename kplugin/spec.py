@@ -47,22 +47,53 @@ _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _PASCAL = re.compile(r"[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)*")
 _GO_KEYWORDS = frozenset(
-    "break case chan const continue default defer else fallthrough for func go goto if "
-    "import interface map package range return select struct switch type var".split()
+    (
+        "break case chan const continue default defer else fallthrough for func go goto if "
+        "import interface map package range return select struct switch type var"
+    ).split()
 )
 # Identifiers the generated plugin package declares or that name framework types the
 # generated code uses: a plugin called one of these would not compile or would mislead.
 _RESERVED_PLUGIN_NAMES = frozenset(
     {
-        "Args", "Code", "CycleState", "Framework", "Handle", "Name", "New", "NodeInfo",
-        "NodeScore", "NodeScoreList", "Plugin", "PodInfo", "PreFilterResult",
-        "QueuedPodInfo", "Registry", "StateData", "StateKey", "Status",
+        "Args",
+        "Code",
+        "CycleState",
+        "Framework",
+        "Handle",
+        "Name",
+        "New",
+        "NodeInfo",
+        "NodeScore",
+        "NodeScoreList",
+        "Plugin",
+        "PodInfo",
+        "PreFilterResult",
+        "QueuedPodInfo",
+        "Registry",
+        "StateData",
+        "StateKey",
+        "Status",
         # in-tree plugins: a second plugin of the same name cannot be registered
-        "DefaultBinder", "DefaultPreemption", "ImageLocality", "InterPodAffinity",
-        "NodeAffinity", "NodeName", "NodePorts", "NodeResourcesBalancedAllocation",
-        "NodeResourcesFit", "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
-        "PrioritySort", "SchedulingGates", "TaintToleration", "VolumeBinding",
-        "VolumeRestrictions", "VolumeZone", "DynamicResources",
+        "DefaultBinder",
+        "DefaultPreemption",
+        "ImageLocality",
+        "InterPodAffinity",
+        "NodeAffinity",
+        "NodeName",
+        "NodePorts",
+        "NodeResourcesBalancedAllocation",
+        "NodeResourcesFit",
+        "NodeUnschedulable",
+        "NodeVolumeLimits",
+        "PodTopologySpread",
+        "PrioritySort",
+        "SchedulingGates",
+        "TaintToleration",
+        "VolumeBinding",
+        "VolumeRestrictions",
+        "VolumeZone",
+        "DynamicResources",
     }
 )
 _MODULE_ELEMENT = re.compile(r"[A-Za-z0-9._~-]+")
@@ -76,7 +107,9 @@ def validate_project_name(name: str) -> str:
     elif len(name) > 63:
         problem = f"is {len(name)} characters long (at most 63)"
     elif not _DNS1123_LABEL.fullmatch(name):
-        problem = "is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)"
+        problem = (
+            "is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)"
+        )
     if problem:
         raise UsageError(f"project name {name!r} {problem}; try e.g. 'gpu-aware'")
     return name
@@ -95,7 +128,7 @@ def validate_plugin_name(name: str) -> str:
     if name.lower() in _GO_KEYWORDS and name == name.lower():
         problem = "is a Go keyword"
     elif not name.isascii() or not _PASCAL.fullmatch(name):
-        problem = "is not an exported Go identifier in PascalCase (letters and digits, starting upper-case)"
+        problem = "is not an exported Go identifier in PascalCase (ASCII letters and digits, starting upper-case)"
     elif name in _RESERVED_PLUGIN_NAMES:
         problem = "clashes with an identifier the generated code or the scheduler already uses"
     elif len(name) > 63:
@@ -151,9 +184,7 @@ def parse_extension_points(value: str) -> tuple[ExtensionPoint, ...]:
     """'filter,score' -> (FILTER, SCORE), in scheduling-cycle order, duplicates folded."""
     names = [v.strip().lower().replace("-", "").replace("_", "") for v in value.split(",")]
     if not any(names):
-        raise UsageError(
-            f"--extension-points {value!r} is empty; choose from {', '.join(ExtensionPoint)}"
-        )
+        raise UsageError(f"--extension-points {value!r} is empty; choose from {', '.join(ExtensionPoint)}")
     points = set()
     for name in names:
         if not name:
@@ -162,8 +193,7 @@ def parse_extension_points(value: str) -> tuple[ExtensionPoint, ...]:
             points.add(ExtensionPoint(name))
         except ValueError:
             raise UsageError(
-                f"--extension-points: unknown extension point {name!r}; "
-                f"choose from {', '.join(ExtensionPoint)}"
+                f"--extension-points: unknown extension point {name!r}; choose from {', '.join(ExtensionPoint)}"
             ) from None
     return tuple(p for p in ExtensionPoint if p in points)
 
@@ -202,11 +232,7 @@ class ProjectSpec:
         """Validate every user-supplied value, in the order the user typed them."""
         validate_project_name(name)
         plugin_name = validate_plugin_name(plugin or plugin_name_from_project(name))
-        points = (
-            parse_extension_points(extension_points)
-            if extension_points is not None
-            else DEFAULT_EXTENSION_POINTS
-        )
+        points = parse_extension_points(extension_points) if extension_points is not None else DEFAULT_EXTENSION_POINTS
         return cls(
             name=name,
             module=validate_module_path(module or f"example.com/{name}"),

@@ -109,9 +109,7 @@ def catalog() -> dict[str, MinorRelease]:
 
 
 def supported_releases() -> list[MinorRelease]:
-    return sorted(
-        (r for r in catalog().values() if r.supported), key=lambda r: r.newest.minor
-    )
+    return sorted((r for r in catalog().values() if r.supported), key=lambda r: r.newest.minor)
 
 
 def supported_range() -> str:
@@ -132,16 +130,12 @@ def resolve(value: str) -> Target:
     match = _VERSION_RE.fullmatch(text)
     if not match:
         raise UsageError(
-            f"--k8s {value!r} is not a Kubernetes version; use X.Y.Z, vX.Y.Z or X.Y "
-            f"(supported: {supported_range()})"
+            f"--k8s {value!r} is not a Kubernetes version; use X.Y.Z, vX.Y.Z or X.Y (supported: {supported_range()})"
         )
     major, minor = int(match["major"]), int(match["minor"])
     release = catalog().get(f"{major}.{minor}")
     if release is None or not release.supported:
-        raise UsageError(
-            f"--k8s {value}: Kubernetes {major}.{minor} is not supported; "
-            f"supported: {supported_range()}"
-        )
+        raise UsageError(f"--k8s {value}: Kubernetes {major}.{minor} is not supported; supported: {supported_range()}")
     implied = match["patch"] is None
     patch = release.newest_patch if implied else int(match["patch"])
     return Target(

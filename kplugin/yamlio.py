@@ -1,19 +1,49 @@
-"""YAML out of kplugin: always through ruamel.yaml, never by string concatenation."""
+"""YAML out of kplugin: always through ruamel.yaml, never by string concatenation.
+
+Output is block style, keys in the order the data gives them, sequences not indented
+under their key (as kubectl writes them). Kubernetes reads YAML with YAML 1.1 rules, so
+strings that YAML 1.1 would read as booleans (yes, no, on, off, y, n) or numbers are
+quoted, whatever YAML 1.2 thinks of them. Multi-line strings are written as literal
+blocks. The C emitter of ruamel.yaml.clib is used when present (5x faster).
+"""
 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
+_STR_TAG = "tag:yaml.org,2002:str"
+_YAML11_AMBIGUOUS = re.compile(
+    r"(?i:y|n|yes|no|on|off|true|false|null|~)"
+    r"|[-+]?(0b[01_]+|0[0-7_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|[0-9][0-9_]*(:[0-5]?[0-9])+)"
+    r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)"
+)
 
+
+def _represent_str(representer: Any, value: str) -> Any:
+    if "\n" in value:
+        return representer.represent_scalar(_STR_TAG, value, style="|")
+    if _YAML11_AMBIGUOUS.fullmatch(value):
+        return representer.represent_scalar(_STR_TAG, value, style="'")
+    return representer.represent_str(value)
+
+
+@cache
 def _yaml() -> Any:
     from ruamel.yaml import YAML
 
-    yaml = YAML()
+    try:
+        yaml = YAML(typ="safe", pure=False)
+    except Exception:  # no ruamel.yaml.clib: the pure-Python emitter writes the same
+        yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.indent(mapping=2, sequence=2, offset=0)
     yaml.width = 4096
+    yaml.allow_unicode = True
+    yaml.representer.sort_base_mapping_type_on_output = False
+    yaml.representer.add_representer(str, _represent_str)
     return yaml
 
 

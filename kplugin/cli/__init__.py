@@ -56,9 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app and turn every error into one line and a code."""
     import click
 
-    state.debug = "--debug" in (argv if argv is not None else sys.argv[1:]) or bool(
-        os.environ.get("KPLUGIN_DEBUG")
-    )
+    state.debug = "--debug" in (argv if argv is not None else sys.argv[1:]) or bool(os.environ.get("KPLUGIN_DEBUG"))
     code = 0
     try:
         app(args=argv, prog_name="kplugin", standalone_mode=False)
@@ -92,7 +90,5 @@ def _report(err: Exception) -> int:
         if isinstance(err, ToolError) and state.debug:
             sys.stderr.write(err.tail + "\n")
         return err.exit_code
-    sys.stderr.write(
-        f"kplugin: internal error: {type(err).__name__}: {err} (rerun with --debug for the traceback)\n"
-    )
+    sys.stderr.write(f"kplugin: internal error: {type(err).__name__}: {err} (rerun with --debug for the traceback)\n")
     return 1

@@ -13,44 +13,45 @@ EPILOG = """Examples:
 
   kplugin new gpu-aware --k8s 1.28.3
 
-  kplugin new gpu-aware --k8s 1.28 --module example.com/gpu-scheduler --plugin GpuAware --extension-points prefilter,filter,score
+  kplugin new gpu-aware --k8s 1.28 --module example.com/gpu-scheduler --plugin GpuAware
+  --extension-points prefilter,filter,score
 
   kplugin new gpu-aware --dry-run
 """
+
+POINTS_HELP = (
+    "Comma-separated: queuesort, prefilter, filter, prescore, score, reserve, permit, prebind, postbind. "
+    "Default: filter,score."
+)
 
 
 @app.command(epilog=EPILOG)
 def new(
     name: Annotated[
         str | None,
-        typer.Argument(help="Project name (a DNS-1123 label): the directory, Deployment, chart and image name."),
+        typer.Argument(help="Project name (DNS-1123 label): the directory, Deployment, chart and image name."),
     ] = None,
     k8s: Annotated[
         str | None,
-        typer.Option("--k8s", help="Kubernetes version: X.Y.Z, vX.Y.Z or X.Y (newest catalogued patch). Default: newest supported."),
+        typer.Option("--k8s", help="Kubernetes version: X.Y.Z, vX.Y.Z or X.Y. Default: newest supported."),
     ] = None,
     module: Annotated[str | None, typer.Option(help="Go module path. Default: example.com/NAME.")] = None,
-    plugin: Annotated[str | None, typer.Option(help="Plugin name (PascalCase Go identifier). Default: from NAME.")] = None,
-    extension_points: Annotated[
-        str | None,
-        typer.Option(
-            "--extension-points",
-            help="Comma-separated: queuesort, prefilter, filter, prescore, score, reserve, permit, prebind, postbind. Default: filter,score.",
-        ),
-    ] = None,
+    plugin: Annotated[str | None, typer.Option(help="Plugin name (PascalCase). Default: from NAME.")] = None,
+    extension_points: Annotated[str | None, typer.Option("--extension-points", help=POINTS_HELP)] = None,
     scheduler_name: Annotated[
-        str | None, typer.Option("--scheduler-name", help="schedulerName pods use, also the lease name. Default: NAME.")
+        str | None,
+        typer.Option("--scheduler-name", help="schedulerName pods use, also the lease name. Default: NAME."),
     ] = None,
     output_dir: Annotated[
-        Path, typer.Option("--output-dir", "-o", help="Parent directory in which the project directory NAME is created.")
+        Path, typer.Option("--output-dir", "-o", help="Parent directory of the new project directory NAME.")
     ] = Path("."),
     force: Annotated[bool, typer.Option("--force", help="Write into an existing non-empty directory.")] = False,
-    no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Do not run go mod tidy (no go.sum, no network).")] = False,
+    no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy (no go.sum, no network).")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")] = False,
 ) -> None:
     """Generate a complete scheduler plugin project."""
     from kplugin import golang, scaffold, versions
-    from kplugin.cli.console import err, interactive
+    from kplugin.cli.console import interactive, note, say, status
     from kplugin.errors import UsageError
     from kplugin.spec import ProjectSpec
 
@@ -70,34 +71,31 @@ def new(
         scheduler_name=scheduler_name,
     )
     dest = output_dir / name
-    console = err()
     if target.patch_was_implied:
-        console.print(f"Kubernetes {target.requested} → {target.version} (newest catalogued patch)")
+        say(f"Kubernetes {target.requested} → {target.version} (newest catalogued patch)")
     if target.beyond_catalog:
-        console.print(
+        say(
             f"Kubernetes {target.version} is newer than the catalog knows "
             f"({target.release.newest}); go mod tidy will tell whether it exists"
         )
 
     def tidy(stage: Path) -> list[str]:
-        with console.status("go mod tidy (downloads modules from the Go module proxy)…"):
+        with status("go mod tidy (downloads modules from the Go module proxy)…"):
             return golang.mod_tidy(stage)
 
-    result = scaffold.new_project(
-        spec, dest, force=force, dry_run=dry_run, tidy=None if no_tidy or dry_run else tidy
-    )
+    result = scaffold.new_project(spec, dest, force=force, dry_run=dry_run, tidy=None if no_tidy or dry_run else tidy)
     if dry_run:
         for path, change in result.changes:
-            console.print(f"  {change.value:9} {dest / path}")
-        console.print(f"dry run: {len(result.changes)} files, nothing written")
+            say(f"  {change.value:9} {dest / path}")
+        say(f"dry run: {len(result.changes)} files, nothing written")
         return
     for notice in result.notices:
-        console.print(f"[yellow]note:[/] {notice}")
+        note(notice)
     if no_tidy:
-        console.print(f"[yellow]note:[/] --no-tidy: go.sum not written; run 'go mod tidy' in {dest}")
+        note(f"--no-tidy: go.sum not written; run 'go mod tidy' in {dest}")
     plugin_spec = spec.plugins[0]
-    console.print(
+    say(
         f"Created {dest} ({len(result.changes)} files): plugin {plugin_spec.name} "
         f"({', '.join(plugin_spec.extension_points)}) for Kubernetes {target.version}"
     )
-    console.print(f"Next: cd {dest} && make test && make build")
+    say(f"Next: cd {dest} && make test && make build")

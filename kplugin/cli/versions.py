@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -22,7 +22,7 @@ def versions(
     releases = sorted(catalog.catalog().values(), key=lambda r: r.newest.minor)
     if not all_:
         releases = [r for r in releases if r.supported]
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "minor": r.key,
             "newest_patch": str(r.newest),

@@ -1,0 +1,69 @@
+"""Start-up and generation speed of the kplugin CLI, side by side with its baselines.
+
+    python benchmarks/cli_startup.py [--runs 15]
+
+Targets (issue 2): ``kplugin --version`` and ``kplugin --help`` at most 1.2x
+``python -c "import typer"``; ``kplugin new ... --no-tidy`` faster than
+``cookiecutter --version``. Every command runs through the same interpreter's scripts,
+interleaved, in one run; the median of each is reported. Not a test: it measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="kplugin-bench-"))
+    counter = iter(range(1_000_000))
+
+    def new_project() -> list[str]:
+        return [str(BIN / "kplugin"), "new", f"p{next(counter)}", "-o", str(work), "--no-tidy", "--k8s", "1.28.3"]
+
+    commands: dict[str, Callable[[], list[str]]] = {
+        'python -c "import typer"': lambda: [sys.executable, "-c", "import typer"],
+        "kplugin --version": lambda: [str(BIN / "kplugin"), "--version"],
+        "kplugin --help": lambda: [str(BIN / "kplugin"), "--help"],
+        "cookiecutter --version": lambda: [str(BIN / "cookiecutter"), "--version"],
+        "kplugin new --no-tidy": new_project,
+    }
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for make in commands.values():  # warm-up: caches, page cache
+        timed(make())
+    for _ in range(args.runs):
+        for name, make in commands.items():
+            samples[name].append(timed(make()))
+    median = {name: statistics.median(values) for name, values in samples.items()}
+    typer_time = median['python -c "import typer"']
+    cc_time = median["cookiecutter --version"]
+    print(f"{'command':28} {'median s':>9} {'ratio':>22}")
+    for name, value in median.items():
+        ratio = ""
+        if name in {"kplugin --version", "kplugin --help"}:
+            ratio = f"{value / typer_time:.2f}x import typer (<=1.2)"
+        elif name == "kplugin new --no-tidy":
+            ratio = f"{value / cc_time:.2f}x cookiecutter (<1)"
+        print(f"{name:28} {value:9.3f} {ratio:>22}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

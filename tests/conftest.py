@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from kplugin.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def kplugin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
+    """Run the CLI in-process as the console script does; returns code and output."""
+    monkeypatch.setenv("CI", "true")
+
+    def run(*args: str) -> Run:
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exit_:
+            main(list(args))
+        out = capsys.readouterr()
+        code = exit_.value.code
+        return Run(code if isinstance(code, int) else 1, out.out, out.err)
+
+    return run
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under root, by relative path."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def go_env() -> dict[str, str]:
+    """Go shares one module and build cache across the whole run (the defaults)."""
+    env = dict(os.environ)
+    env.setdefault("GOFLAGS", "-mod=mod")
+    return env

@@ -1,0 +1,184 @@
+"""The generated projects against the real k8s.io/kubernetes modules and Go toolchain.
+
+Needs Go and the Go module proxy; runs in CI (.ci/run). Module and build caches are Go's
+defaults, shared by every test and every run.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import REPO, Run, tree
+from ruamel.yaml import YAML
+
+from kplugin.maintainer import examples
+
+pytestmark = pytest.mark.integration
+
+ALL_POINTS = "queuesort,prefilter,filter,prescore,score,reserve,permit,prebind,postbind"
+LDFLAGS = "-s -w -X k8s.io/component-base/version.gitVersion=v1.28.3"
+PROJECTS = {
+    "gpu-aware": ["--module", "example.com/gpu-scheduler", "--plugin", "GpuAware"],
+    "all-points": ["--extension-points", ALL_POINTS, "--plugin", "Everything"],
+}
+
+
+def go(project: Path, *args: str, env: dict[str, str]) -> str:
+    proc = subprocess.run(["go", *args], cwd=project, env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"go {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Generated once (with go mod tidy) for every test here."""
+    from kplugin.cli import main
+
+    parent = tmp_path_factory.mktemp("projects")
+    for name, args in PROJECTS.items():
+        with pytest.raises(SystemExit) as exit_:
+            main(["new", name, "--k8s", "1.28.3", "-o", str(parent), *args])
+        assert exit_.value.code == 0
+    return {name: parent / name for name in PROJECTS}
+
+
+@pytest.fixture(scope="module")
+def binaries(projects: dict[str, Path], go_env: dict[str, str]) -> dict[str, Path]:
+    env = {**go_env, "CGO_ENABLED": "0"}
+    out = {}
+    for name, project in projects.items():
+        go(project, "build", "-trimpath", "-ldflags", LDFLAGS, "-o", "bin/kube-scheduler", "./cmd/scheduler", env=env)
+        out[name] = project / "bin" / "kube-scheduler"
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(PROJECTS))
+def test_build_vet_test_gofmt(projects: dict[str, Path], go_env: dict[str, str], name: str) -> None:
+    project = projects[name]
+    assert (project / "go.sum").is_file()
+    go(project, "build", "./...", env=go_env)
+    go(project, "vet", "./...", env=go_env)
+    output = go(project, "test", "-count=1", "-v", "./...", env=go_env)
+    assert "--- FAIL" not in output
+    for test in ["TestDecodeArgs", "TestNewRejectsInvalidArgs", "TestFilter", "TestScore"]:
+        assert f"--- PASS: {test} " in output, test
+    if name == "all-points":
+        assert "--- PASS: TestBindingCycle " in output
+        assert "--- PASS: TestQueueSort " in output
+    fmt = subprocess.run(["gofmt", "-l", "."], cwd=project, capture_output=True, text=True, check=True)
+    assert fmt.stdout == ""
+
+
+def test_benchmarks_run(projects: dict[str, Path], go_env: dict[str, str]) -> None:
+    output = go(
+        projects["gpu-aware"],
+        "test",
+        "-run",
+        "^$",
+        "-bench",
+        ".",
+        "-benchtime",
+        "100x",
+        "-benchmem",
+        "./pkg/...",
+        env=go_env,
+    )
+    assert "BenchmarkFilter" in output and "BenchmarkScore" in output
+
+
+def write_config(binary: Path, config: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            str(binary),
+            "--config",
+            str(config),
+            "--write-config-to",
+            str(out),
+            "--secure-port=0",
+            "--master=https://127.0.0.1:1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_binary_is_the_pinned_kube_scheduler(binaries: dict[str, Path]) -> None:
+    binary = binaries["gpu-aware"]
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.strip() == "Kubernetes v1.28.3"
+    helped = subprocess.run([str(binary), "--help"], capture_output=True, text=True, check=True)
+    assert "--config" in helped.stdout and "--write-config-to" in helped.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "plugin", "points"),
+    [
+        ("gpu-aware", "GpuAware", ["filter", "score"]),
+        (
+            "all-points",
+            "Everything",
+            ["queueSort", "preFilter", "filter", "preScore", "score", "reserve", "permit", "preBind", "postBind"],
+        ),
+    ],
+)
+def test_real_scheduler_accepts_generated_config(
+    binaries: dict[str, Path], projects: dict[str, Path], tmp_path: Path, name: str, plugin: str, points: list[str]
+) -> None:
+    out = tmp_path / "written.yaml"
+    proc = write_config(binaries[name], projects[name] / "deploy/scheduler-config.yaml", out)
+    assert proc.returncode == 0, proc.stderr
+    written = YAML(typ="safe").load(out)
+    (profile,) = written["profiles"]
+    assert profile["schedulerName"] == name
+    for point in points:
+        enabled = [p["name"] for p in profile["plugins"][point]["enabled"]]
+        assert plugin in enabled, point
+    scores = {p["name"]: p.get("weight") for p in profile["plugins"]["score"]["enabled"]}
+    assert scores[plugin] == 1
+    args = {c["name"]: c.get("args") for c in profile["pluginConfig"]}
+    assert args[plugin] == {"resourceName": "cpu"}
+    assert written["leaderElection"]["resourceName"] == name
+
+
+def test_real_scheduler_rejects_unregistered_plugin(
+    binaries: dict[str, Path], projects: dict[str, Path], tmp_path: Path
+) -> None:
+    config = (projects["gpu-aware"] / "deploy/scheduler-config.yaml").read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(config.replace("name: GpuAware", "name: NotRegistered"))
+    proc = write_config(binaries["gpu-aware"], bad, tmp_path / "out.yaml")
+    assert proc.returncode != 0
+    assert 'NotRegistered\\" does not exist' in proc.stderr
+
+
+def test_real_scheduler_rejects_bad_args(binaries: dict[str, Path], projects: dict[str, Path], tmp_path: Path) -> None:
+    config = (projects["gpu-aware"] / "deploy/scheduler-config.yaml").read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(config.replace("resourceName: cpu", "resourceNme: cpu"))
+    proc = write_config(binaries["gpu-aware"], bad, tmp_path / "out.yaml")
+    assert proc.returncode != 0
+    assert 'unknown field \\"resourceNme\\"' in proc.stderr
+
+
+def test_examples_go_files_are_current(tmp_path: Path) -> None:
+    for name in examples.EXAMPLES:
+        examples.generate(name, tmp_path)
+        got, want = tree(tmp_path / name), tree(REPO / "examples" / name)
+        assert got["go.mod"] == want["go.mod"]
+        assert got["go.sum"] == want["go.sum"]
+
+
+def test_patch_that_does_not_exist(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    run = kplugin("new", "gpu", "--k8s", "1.28.99", "-o", str(tmp_path))
+    assert run.code == 1
+    assert "newer than the catalog knows" in run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.startswith("kplugin: error:")]
+    assert len(lines) == 1
+    assert "k8s.io/kubernetes@v1.28.99 does not exist" in lines[0]
+    assert "Traceback" not in run.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import pytest
+
+from kplugin.errors import UsageError
+from kplugin.spec import (
+    ExtensionPoint,
+    ProjectSpec,
+    parse_extension_points,
+    plugin_name_from_project,
+    validate_module_path,
+    validate_plugin_name,
+    validate_project_name,
+    validate_scheduler_name,
+)
+from kplugin.versions import resolve
+
+BAD_PROJECT_NAMES = [
+    "gpu_aware",
+    "GPU",
+    "-gpu",
+    "gpu-",
+    "a" * 64,
+    "a/b",
+    "..",
+    '"gpu"',
+    "gpu'x",
+    "gpu aware",
+    "gpü",
+    "",
+]
+BAD_PLUGIN_NAMES = [
+    "gpuAware",
+    "1Gpu",
+    "Gpu-Aware",
+    "Gpu Aware",
+    "type",
+    "func",
+    "Status",
+    "Framework",
+    "Handle",
+    "NodeResourcesFit",
+    "Gpü",
+    "",
+]
+BAD_MODULES = [
+    "gpu",
+    "example.com//x",
+    "/example.com/x",
+    "example.com/x/",
+    "Example.COM/x",
+    "example.com/a b",
+    "example.com/ü",
+    "example.com/.hidden",
+    "",
+    "-x.com/y",
+]
+
+
+@pytest.mark.parametrize("name", BAD_PROJECT_NAMES)
+def test_project_name_rejected(name: str) -> None:
+    with pytest.raises(UsageError, match="project name") as err:
+        validate_project_name(name)
+    assert repr(name) in str(err.value)
+    assert err.value.exit_code == 2
+
+
+@pytest.mark.parametrize("name", ["gpu-aware", "a", "a" * 63, "gpu1", "1gpu"])
+def test_project_name_accepted(name: str) -> None:
+    assert validate_project_name(name) == name
+
+
+@pytest.mark.parametrize("name", BAD_PLUGIN_NAMES)
+def test_plugin_name_rejected(name: str) -> None:
+    with pytest.raises(UsageError, match="plugin name") as err:
+        validate_plugin_name(name)
+    assert repr(name) in str(err.value)
+
+
+def test_keyword_and_clash_are_named_as_such() -> None:
+    with pytest.raises(UsageError, match="Go keyword"):
+        validate_plugin_name("type")
+    with pytest.raises(UsageError, match="clashes"):
+        validate_plugin_name("Status")
+
+
+@pytest.mark.parametrize(
+    ("project", "plugin"),
+    [("gpu-aware", "GpuAware"), ("cost", "Cost"), ("1gpu", "P1gpu"), ("a-b-c", "ABC")],
+)
+def test_plugin_name_derived(project: str, plugin: str) -> None:
+    assert plugin_name_from_project(project) == plugin
+    validate_plugin_name(plugin)
+
+
+@pytest.mark.parametrize("module", BAD_MODULES)
+def test_module_rejected(module: str) -> None:
+    with pytest.raises(UsageError, match="module path"):
+        validate_module_path(module)
+
+
+@pytest.mark.parametrize("module", ["example.com/gpu-scheduler", "github.com/Org/Repo/v2", "a.b/c_d~e"])
+def test_module_accepted(module: str) -> None:
+    assert validate_module_path(module) == module
+
+
+@pytest.mark.parametrize("name", ["default-scheduler", "kube-scheduler", "Upper", "", "a_b"])
+def test_scheduler_name_rejected(name: str) -> None:
+    with pytest.raises(UsageError, match="scheduler name"):
+        validate_scheduler_name(name)
+
+
+def test_extension_points_parsed_in_cycle_order() -> None:
+    assert parse_extension_points("score, Filter,pre-filter,score") == (
+        ExtensionPoint.PRE_FILTER,
+        ExtensionPoint.FILTER,
+        ExtensionPoint.SCORE,
+    )
+
+
+@pytest.mark.parametrize("value", ["filter,bogus", "", " , ", "bind"])
+def test_extension_points_rejected(value: str) -> None:
+    with pytest.raises(UsageError, match="extension"):
+        parse_extension_points(value)
+
+
+def test_project_spec_defaults() -> None:
+    spec = ProjectSpec.build("gpu-aware", resolve("1.28.3"))
+    assert spec.module == "example.com/gpu-aware"
+    assert spec.scheduler_name == "gpu-aware"
+    (plugin,) = spec.plugins
+    assert plugin.name == "GpuAware"
+    assert plugin.package == "gpuaware"
+    assert plugin.extension_points == (ExtensionPoint.FILTER, ExtensionPoint.SCORE)
+
+
+def test_default_scheduler_name_cannot_be_default_lease() -> None:
+    with pytest.raises(UsageError, match="scheduler name 'kube-scheduler'"):
+        ProjectSpec.build("kube-scheduler", resolve("1.28.3"))

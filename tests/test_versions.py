@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import pytest
+
+from kplugin.errors import UsageError
+from kplugin.versions import KubeVersion, catalog, default_target, resolve, supported_range
+
+
+@pytest.mark.parametrize("value", ["1.28.3", "v1.28.3", " 1.28.3 "])
+def test_exact_versions(value: str) -> None:
+    target = resolve(value)
+    assert target.version == KubeVersion(1, 28, 3)
+    assert target.version.tag == "v1.28.3"
+    assert target.version.staging_tag == "v0.28.3"
+    assert not target.patch_was_implied
+    assert not target.beyond_catalog
+
+
+def test_minor_means_newest_catalogued_patch() -> None:
+    target = resolve("1.28")
+    assert target.patch_was_implied
+    assert target.version == target.release.newest
+    assert target.version.patch >= 15
+
+
+def test_patch_beyond_catalog_is_allowed_and_flagged() -> None:
+    target = resolve("1.28.99")
+    assert target.beyond_catalog
+    assert str(target.version) == "1.28.99"
+
+
+@pytest.mark.parametrize("value", ["1.27.0", "1.99.0", "0.28.3", "2.28.0"])
+def test_unsupported_minor(value: str) -> None:
+    with pytest.raises(UsageError, match="not supported") as err:
+        resolve(value)
+    assert supported_range() in str(err.value)
+
+
+@pytest.mark.parametrize("value", ["1.28.x", "1.28.3.4", "latest", "", "1", "v", "1.028.3", "1.28.-1"])
+def test_malformed(value: str) -> None:
+    with pytest.raises(UsageError, match="not a Kubernetes version") as err:
+        resolve(value)
+    assert repr(value) in str(err.value)
+    assert supported_range() in str(err.value)
+
+
+def test_default_is_newest_supported() -> None:
+    target = default_target()
+    assert target.release.supported
+
+
+def test_catalog_1_28_is_complete() -> None:
+    release = catalog()["1.28"]
+    assert release.supported
+    assert release.go_directive == "1.20"
+    assert release.config_api_versions == ("v1", "v1beta3")
+    # Every staging module k8s.io/kubernetes v1.28 replaces with ./staging.
+    expected = {
+        "api",
+        "apiextensions-apiserver",
+        "apimachinery",
+        "apiserver",
+        "cli-runtime",
+        "client-go",
+        "cloud-provider",
+        "cluster-bootstrap",
+        "code-generator",
+        "component-base",
+        "component-helpers",
+        "controller-manager",
+        "cri-api",
+        "csi-translation-lib",
+        "dynamic-resource-allocation",
+        "endpointslice",
+        "kms",
+        "kube-aggregator",
+        "kube-controller-manager",
+        "kube-proxy",
+        "kube-scheduler",
+        "kubectl",
+        "kubelet",
+        "legacy-cloud-providers",
+        "metrics",
+        "mount-utils",
+        "pod-security-admission",
+        "sample-apiserver",
+        "sample-cli-plugin",
+        "sample-controller",
+    }
+    assert set(release.staging_modules) == {f"k8s.io/{m}" for m in expected}
+    assert list(release.staging_modules) == sorted(release.staging_modules)
+
+
+def test_catalog_covers_every_minor_to_1_37() -> None:
+    minors = sorted(catalog(), key=lambda k: int(k.split(".")[1]))
+    assert minors[0] == "1.28"
+    assert {f"1.{m}" for m in range(28, 38)} <= set(minors)
+    for key, release in catalog().items():
+        assert release.go_directive, key
+        assert release.go_version, key
+        assert release.staging_modules, key
