@@ -15,6 +15,11 @@ class KpluginError(Exception):
 
     exit_code = 1
 
+    def __init__(self, message: str, details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        # Lines worth showing under the message, e.g. the compiler's own errors.
+        self.details = list(details)
+
 
 class UsageError(KpluginError):
     """Bad input from the user (a flag value, a name, a version): exit 2."""
@@ -38,6 +43,7 @@ class ToolError(OperationError, subprocess.CalledProcessError):
     def __init__(self, cmd: Sequence[str], returncode: int, output: str, summary: str) -> None:
         subprocess.CalledProcessError.__init__(self, returncode, list(cmd), output=output)
         self.summary = summary
+        self.details: list[str] = []
 
     def __str__(self) -> str:
         return self.summary

@@ -45,11 +45,12 @@ def root(
 
 # Command modules register themselves on import; each keeps heavy imports inside its
 # function so that --help and --version stay fast.
+from kplugin.cli import build as _build  # noqa: E402
 from kplugin.cli import new as _new  # noqa: E402
 from kplugin.cli import versions as _versions  # noqa: E402
 
 __all__ = ["app", "main"]
-_ = (_new, _versions)
+_ = (_build, _new, _versions)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -87,6 +88,8 @@ def _report(err: Exception) -> int:
         traceback.print_exception(err)
     if isinstance(err, KpluginError):
         sys.stderr.write(f"kplugin: error: {err}\n")
+        for line in err.details:
+            sys.stderr.write(f"  {line}\n")
         if isinstance(err, ToolError) and state.debug:
             sys.stderr.write(err.tail + "\n")
         return err.exit_code

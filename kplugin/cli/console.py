@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -41,14 +41,23 @@ def note(text: str) -> None:
 
 
 @contextmanager
-def status(text: str) -> Iterator[None]:
-    """A spinner on a terminal; one line announcing the step elsewhere."""
+def status(text: str) -> Iterator[Callable[[str], None]]:
+    """A spinner on a terminal; one line per step elsewhere. Yields an update function."""
     if _is_tty():
-        with _rich().status(text):
-            yield
+        with _rich().status(text) as live:
+            yield lambda step: live.update(step)
     else:
         say(text)
-        yield
+        last: list[str] = []
+
+        def update(step: str) -> None:
+            # a step that only changed its elapsed time is not worth a new log line
+            key = step.rsplit(" (", 1)[0]
+            if not last or last[-1] != key:
+                last.append(key)
+                say(step)
+
+        yield update
 
 
 def interactive() -> bool:
