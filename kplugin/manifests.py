@@ -40,6 +40,31 @@ SCHEDULER_RULES: list[dict[str, Any]] = [
 ]
 
 
+# Rules later releases' schedulers need on top, keyed by the first minor that reads them
+# (read from bootstrappolicy/policy.go of that release: DRA is on by default from 1.34).
+EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
+    (1, 34): [
+        {"apiGroups": ["storage.k8s.io"], "resources": ["volumeattachments"], "verbs": _READ},
+        {"apiGroups": ["resource.k8s.io"], "resources": ["deviceclasses", "resourceslices"], "verbs": _READ},
+        {
+            "apiGroups": ["resource.k8s.io"],
+            "resources": ["resourceclaims", "resourceclaims/status"],
+            "verbs": [*_READ, "update", "patch"],
+        },
+        {"apiGroups": [""], "resources": ["pods/finalizers"], "verbs": ["update"]},
+    ],
+}
+
+
+def scheduler_rules(major: int, minor: int) -> list[dict[str, Any]]:
+    """What kube-scheduler major.minor reads and writes (without any lease)."""
+    rules = list(SCHEDULER_RULES)
+    for since, extra in sorted(EXTRA_RULES.items()):
+        if (major, minor) >= since:
+            rules += extra
+    return rules
+
+
 def labels(project: str) -> dict[str, str]:
     return {"app.kubernetes.io/name": project, "app.kubernetes.io/component": "scheduler"}
 
@@ -52,7 +77,7 @@ def _meta(name: str, project: str, namespaced: bool = True) -> dict[str, Any]:
     return meta
 
 
-def rbac(project: str, scheduler_name: str, extra_rules: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def rbac(project: str, scheduler_name: str, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
     subject = [{"kind": "ServiceAccount", "name": project, "namespace": NAMESPACE}]
     rbac_api = "rbac.authorization.k8s.io/v1"
 
@@ -71,7 +96,7 @@ def rbac(project: str, scheduler_name: str, extra_rules: list[dict[str, Any]] | 
             "apiVersion": rbac_api,
             "kind": "ClusterRole",
             "metadata": _meta(project, project, namespaced=False),
-            "rules": SCHEDULER_RULES + (extra_rules or []),
+            "rules": rules,
         },
         binding("ClusterRoleBinding", project, "ClusterRole", project),
         # PVC/PV binding decisions (VolumeBinding plugin).

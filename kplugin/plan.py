@@ -115,3 +115,18 @@ class FilePlan:
             if in_stage is not None:
                 in_stage(stage)
             self.commit(stage)
+
+
+def write_file(path: Path, content: str) -> None:
+    """Replace one file atomically (temp file in the same directory, then rename)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(content)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise

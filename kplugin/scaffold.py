@@ -17,7 +17,7 @@ from kplugin.templating import render_tree
 PROJECT_FILE = "kplugin.yaml"
 
 # The sample plugin's Args, as the generated args.go declares them.
-ARGS_FIELDS = {"nodeLabel": "string", "resourceName": "string"}
+ARGS_FIELDS = {"nodeLabel": "qualifiedName", "resourceName": "qualifiedName"}
 ARGS_DEFAULTS = {"resourceName": "cpu"}
 
 _EXTENSION_GO_NAMES = {
@@ -47,7 +47,7 @@ def image_name(spec: ProjectSpec) -> str:
 
 def scheduler_config(spec: ProjectSpec) -> SchedulerConfig:
     return SchedulerConfig(
-        scheduler_name=spec.scheduler_name,
+        scheduler_names=(spec.scheduler_name,),
         plugins=spec.plugins,
         args={p.name: dict(ARGS_DEFAULTS) for p in spec.plugins},
     )
@@ -115,6 +115,11 @@ def project_metadata(spec: ProjectSpec) -> dict[str, Any]:
     }
 
 
+def _rules(spec: ProjectSpec) -> list[dict[str, Any]]:
+    version = spec.target.version
+    return manifests.scheduler_rules(version.major, version.minor)
+
+
 def _chart(spec: ProjectSpec, config: SchedulerConfig) -> dict[str, str]:
     chart = {
         "apiVersion": "v2",
@@ -133,7 +138,7 @@ def _chart(spec: ProjectSpec, config: SchedulerConfig) -> dict[str, str]:
         "replicas": 1,
         "schedulerName": spec.scheduler_name,
         "schedulerConfig": config.document(),
-        "rbac": {"rules": manifests.SCHEDULER_RULES},
+        "rbac": {"rules": _rules(spec)},
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
     }
     return {"Chart.yaml": yamlio.dump(chart), "values.yaml": yamlio.dump(values)}
@@ -151,7 +156,7 @@ def build_plan(spec: ProjectSpec, dest: Path) -> FilePlan:
         plan.update({PurePosixPath("pkg") / path: content for path, content in rendered.items()})
     config = scheduler_config(spec)
     plan.add("deploy/scheduler-config.yaml", yamlio.dump(config.document()))
-    plan.add("deploy/rbac.yaml", yamlio.dump_all(manifests.rbac(spec.name, spec.scheduler_name)))
+    plan.add("deploy/rbac.yaml", yamlio.dump_all(manifests.rbac(spec.name, spec.scheduler_name, _rules(spec))))
     plan.add("deploy/configmap.yaml", yamlio.dump(manifests.configmap(spec.name, config)))
     plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, image_name(spec))))
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))

@@ -3,6 +3,7 @@ chart's values and ``kplugin render-config``."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,41 +12,78 @@ from kplugin.spec import ExtensionPoint, PluginSpec
 CONFIG_GROUP = "kubescheduler.config.k8s.io"
 LEASE_NAMESPACE = "kube-system"
 DEFAULT_QUEUE_SORT = "PrioritySort"
+DEFAULT_LEASE = "kube-scheduler"
+MAX_WEIGHT = 2**31 - 1
 
 
 @dataclass(frozen=True)
 class SchedulerConfig:
-    """Inputs of one rendered configuration."""
+    """Inputs of one rendered configuration: one profile per scheduler name."""
 
-    scheduler_name: str
+    scheduler_names: tuple[str, ...]
     plugins: tuple[PluginSpec, ...]
     api_version: str = "v1"
     leader_elect: bool = True
     weights: dict[str, int] = field(default_factory=dict)
     args: dict[str, dict[str, Any]] = field(default_factory=dict)
+    multipoint: bool = False
+    disable_default: tuple[str, ...] = ()
+    percentage_of_nodes_to_score: int | None = None
     kubeconfig: str | None = None
 
-    def document(self) -> dict[str, Any]:
+    @property
+    def scheduler_name(self) -> str:
+        """The first profile's name, which also names the lease."""
+        return self.scheduler_names[0]
+
+    def plugins_section(self) -> dict[str, Any]:
         plugins: dict[str, Any] = {}
-        for point in ExtensionPoint:
+        queue_sort = any(p.has(ExtensionPoint.QUEUE_SORT) for p in self.plugins)
+        if self.multipoint:
             enabled = []
             for plugin in self.plugins:
-                if plugin.has(point):
-                    entry: dict[str, Any] = {"name": plugin.name}
-                    if point is ExtensionPoint.SCORE:
-                        entry["weight"] = self.weights.get(plugin.name, 1)
-                    enabled.append(entry)
-            if enabled:
-                plugins[point.config_name] = {"enabled": enabled}
-                if point is ExtensionPoint.QUEUE_SORT:
-                    # Exactly one QueueSort plugin may be enabled.
-                    plugins[point.config_name]["disabled"] = [{"name": DEFAULT_QUEUE_SORT}]
-        profile: dict[str, Any] = {"schedulerName": self.scheduler_name, "plugins": plugins}
-        plugin_config = [
-            {"name": plugin.name, "args": self.args[plugin.name]} for plugin in self.plugins if plugin.name in self.args
+                entry: dict[str, Any] = {"name": plugin.name}
+                if plugin.has(ExtensionPoint.SCORE):
+                    entry["weight"] = self.weights.get(plugin.name, 1)
+                enabled.append(entry)
+            plugins["multiPoint"] = {"enabled": enabled}
+            if queue_sort:
+                # Exactly one QueueSort plugin may be enabled.
+                plugins["queueSort"] = {"disabled": [{"name": DEFAULT_QUEUE_SORT}]}
+        else:
+            for point in ExtensionPoint:
+                enabled = []
+                for plugin in self.plugins:
+                    if plugin.has(point):
+                        entry = {"name": plugin.name}
+                        if point is ExtensionPoint.SCORE:
+                            entry["weight"] = self.weights.get(plugin.name, 1)
+                        enabled.append(entry)
+                if enabled:
+                    plugins[point.config_name] = {"enabled": enabled}
+                    if point is ExtensionPoint.QUEUE_SORT:
+                        plugins[point.config_name]["disabled"] = [{"name": DEFAULT_QUEUE_SORT}]
+        if self.disable_default:
+            multi = plugins.setdefault("multiPoint", {})
+            multi["disabled"] = [{"name": name} for name in self.disable_default]
+        return plugins
+
+    def plugin_config(self) -> list[dict[str, Any]]:
+        # fresh copies: a document shares no objects, so YAML writes no anchors
+        return [
+            {"name": plugin.name, "args": copy.deepcopy(self.args[plugin.name])}
+            for plugin in self.plugins
+            if plugin.name in self.args
         ]
+
+    def profile(self, scheduler_name: str) -> dict[str, Any]:
+        profile: dict[str, Any] = {"schedulerName": scheduler_name, "plugins": self.plugins_section()}
+        plugin_config = self.plugin_config()
         if plugin_config:
             profile["pluginConfig"] = plugin_config
+        return profile
+
+    def document(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "apiVersion": f"{CONFIG_GROUP}/{self.api_version}",
             "kind": "KubeSchedulerConfiguration",
@@ -61,5 +99,7 @@ class SchedulerConfig:
             if self.leader_elect
             else {"leaderElect": False}
         )
-        doc["profiles"] = [profile]
+        if self.percentage_of_nodes_to_score is not None:
+            doc["percentageOfNodesToScore"] = self.percentage_of_nodes_to_score
+        doc["profiles"] = [self.profile(name) for name in self.scheduler_names]
         return doc

@@ -52,49 +52,22 @@ _GO_KEYWORDS = frozenset(
         "import interface map package range return select struct switch type var"
     ).split()
 )
+# The scheduler's own plugins: a second plugin of the same name cannot be registered.
+IN_TREE_PLUGINS = frozenset(
+    (
+        "DefaultBinder DefaultPreemption DynamicResources ImageLocality InterPodAffinity NodeAffinity "
+        "NodeName NodePorts NodeResourcesBalancedAllocation NodeResourcesFit NodeUnschedulable "
+        "NodeVolumeLimits PodTopologySpread PrioritySort SchedulingGates TaintToleration VolumeBinding "
+        "VolumeRestrictions VolumeZone AzureDiskLimits CinderLimits EBSLimits GCEPDLimits"
+    ).split()
+)
 # Identifiers the generated plugin package declares or that name framework types the
 # generated code uses: a plugin called one of these would not compile or would mislead.
-_RESERVED_PLUGIN_NAMES = frozenset(
-    {
-        "Args",
-        "Code",
-        "CycleState",
-        "Framework",
-        "Handle",
-        "Name",
-        "New",
-        "NodeInfo",
-        "NodeScore",
-        "NodeScoreList",
-        "Plugin",
-        "PodInfo",
-        "PreFilterResult",
-        "QueuedPodInfo",
-        "Registry",
-        "StateData",
-        "StateKey",
-        "Status",
-        # in-tree plugins: a second plugin of the same name cannot be registered
-        "DefaultBinder",
-        "DefaultPreemption",
-        "ImageLocality",
-        "InterPodAffinity",
-        "NodeAffinity",
-        "NodeName",
-        "NodePorts",
-        "NodeResourcesBalancedAllocation",
-        "NodeResourcesFit",
-        "NodeUnschedulable",
-        "NodeVolumeLimits",
-        "PodTopologySpread",
-        "PrioritySort",
-        "SchedulingGates",
-        "TaintToleration",
-        "VolumeBinding",
-        "VolumeRestrictions",
-        "VolumeZone",
-        "DynamicResources",
-    }
+_RESERVED_PLUGIN_NAMES = IN_TREE_PLUGINS | frozenset(
+    (
+        "Args Code CycleState Framework Handle Name New NodeInfo NodeScore NodeScoreList Plugin PodInfo "
+        "PreFilterResult QueuedPodInfo Registry StateData StateKey Status"
+    ).split()
 )
 _MODULE_ELEMENT = re.compile(r"[A-Za-z0-9._~-]+")
 

@@ -124,8 +124,16 @@ def default_target() -> Target:
     return resolve(newest.key)
 
 
-def resolve(value: str) -> Target:
-    """Resolve ``X.Y.Z``, ``vX.Y.Z`` or ``X.Y`` against the catalog, or raise UsageError."""
+def catalogued_range() -> str:
+    keys = sorted(catalog(), key=lambda k: tuple(int(x) for x in k.split(".")))
+    return f"{keys[0]} to {keys[-1]}"
+
+
+def resolve(value: str, need_templates: bool = True) -> Target:
+    """Resolve ``X.Y.Z``, ``vX.Y.Z`` or ``X.Y`` against the catalog, or raise UsageError.
+
+    Generation needs a minor with templates; rendering a configuration needs only the
+    catalog's data (``need_templates=False``)."""
     text = value.strip()
     match = _VERSION_RE.fullmatch(text)
     if not match:
@@ -134,8 +142,9 @@ def resolve(value: str) -> Target:
         )
     major, minor = int(match["major"]), int(match["minor"])
     release = catalog().get(f"{major}.{minor}")
-    if release is None or not release.supported:
-        raise UsageError(f"--k8s {value}: Kubernetes {major}.{minor} is not supported; supported: {supported_range()}")
+    if release is None or (need_templates and not release.supported):
+        known = supported_range() if need_templates else catalogued_range()
+        raise UsageError(f"--k8s {value}: Kubernetes {major}.{minor} is not supported; supported: {known}")
     implied = match["patch"] is None
     patch = release.newest_patch if implied else int(match["patch"])
     return Target(

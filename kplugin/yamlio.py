@@ -44,6 +44,7 @@ def _yaml() -> Any:
     yaml.allow_unicode = True
     yaml.representer.sort_base_mapping_type_on_output = False
     yaml.representer.add_representer(str, _represent_str)
+    yaml.representer.ignore_aliases = lambda _data: True  # plain documents, never &anchors
     return yaml
 
 

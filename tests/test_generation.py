@@ -191,7 +191,7 @@ def test_kplugin_yaml_records_the_project(kplugin: New, tmp_path: Path) -> None:
             "name": "GpuAware",
             "package": "gpuaware",
             "extensionPoints": ["prefilter", "filter"],
-            "args": {"nodeLabel": "string", "resourceName": "string"},
+            "args": {"nodeLabel": "qualifiedName", "resourceName": "qualifiedName"},
         }
     ]
 

@@ -46,11 +46,13 @@ def root(
 # Command modules register themselves on import; each keeps heavy imports inside its
 # function so that --help and --version stay fast.
 from kplugin.cli import build as _build  # noqa: E402
+from kplugin.cli import doctor as _doctor  # noqa: E402
 from kplugin.cli import new as _new  # noqa: E402
+from kplugin.cli import render_config as _render_config  # noqa: E402
 from kplugin.cli import versions as _versions  # noqa: E402
 
 __all__ = ["app", "main"]
-_ = (_build, _new, _versions)
+_ = (_build, _doctor, _new, _render_config, _versions)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -60,7 +62,10 @@ def main(argv: list[str] | None = None) -> None:
     state.debug = "--debug" in (argv if argv is not None else sys.argv[1:]) or bool(os.environ.get("KPLUGIN_DEBUG"))
     code = 0
     try:
-        app(args=argv, prog_name="kplugin", standalone_mode=False)
+        # Without standalone mode click returns the code of a typer.Exit instead of raising.
+        returned = app(args=argv, prog_name="kplugin", standalone_mode=False)
+        if isinstance(returned, int) and not isinstance(returned, bool):
+            code = returned
     except click.exceptions.Exit as exit_:
         code = exit_.exit_code
     except click.exceptions.Abort:

@@ -1,0 +1,53 @@
+"""kplugin doctor: check a project, its config and its binary for production mistakes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kplugin.cli import app
+
+
+@app.command()
+def doctor(
+    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
+    config: Annotated[Path | None, typer.Option("--config", help="Scheduler config. Default: deploy/'s.")] = None,
+    binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler. Default: bin/'s, if built.")] = None,
+    k8s: Annotated[str | None, typer.Option("--k8s", help="Target version. Default: the project's.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+) -> None:
+    """Find what silently breaks scheduler plugins in production. Exit 1 on any error."""
+    from kplugin import doctor as core
+    from kplugin import project as projects
+    from kplugin.cli.console import say
+    from kplugin.errors import UsageError
+    from kplugin.versions import resolve
+
+    project = projects.load(path)
+    if config is not None and not config.is_file():
+        raise UsageError(f"--config {config}: no such file")
+    target = resolve(k8s, need_templates=False) if k8s else project.target
+    findings = core.run(project, target, config, binary)
+    errors = sum(f.severity == core.ERROR for f in findings)
+    if as_json:
+        sys.stdout.write(json.dumps(core.as_json(findings), indent=2) + "\n")
+    elif sys.stdout.isatty() and findings:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table("severity", "check", "where", "what / why / fix", show_lines=True)
+        for f in findings:
+            colour = "red" if f.severity == core.ERROR else "yellow"
+            table.add_row(f"[{colour}]{f.severity}[/]", f.check, f.where, f"{f.what}\nwhy: {f.why}\nfix: {f.fix}")
+        Console().print(table)
+    else:
+        for f in findings:
+            sys.stdout.write(f"{f.where}: {f.severity}: [{f.check}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n")
+    warnings = len(findings) - errors
+    say(f"doctor: {errors} error(s), {warnings} warning(s) for Kubernetes {target.version}")
+    if errors:
+        raise typer.Exit(1)

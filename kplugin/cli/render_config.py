@@ -1,0 +1,110 @@
+"""kplugin render-config: the project's KubeSchedulerConfiguration for a version."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kplugin.cli import app
+
+EPILOG = """Examples:
+
+  kplugin render-config --k8s 1.28.3 -o scheduler-config.yaml
+
+  kplugin render-config --weight GpuAware=3 --args args.yaml --validate
+
+  kplugin render-config --format configmap --scheduler-name gpu-a --scheduler-name gpu-b
+
+  kplugin render-config --merge /etc/kubernetes/scheduler-config.yaml
+"""
+
+
+@app.command("render-config", epilog=EPILOG)
+def render_config(
+    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
+    k8s: Annotated[str | None, typer.Option("--k8s", help="Target Kubernetes version. Default: the project's.")] = None,
+    api_version: Annotated[
+        str | None, typer.Option("--api-version", help="Config API version (v1; v1beta3 only where served).")
+    ] = None,
+    scheduler_name: Annotated[
+        list[str] | None, typer.Option("--scheduler-name", help="One profile per name (repeatable).")
+    ] = None,
+    multipoint: Annotated[bool, typer.Option("--multipoint", help="Enable plugins under multiPoint.")] = False,
+    weight: Annotated[list[str] | None, typer.Option("--weight", help="PLUGIN=N score weight (repeatable).")] = None,
+    args_file: Annotated[Path | None, typer.Option("--args", help="pluginConfig args, YAML or JSON.")] = None,
+    leader_elect: Annotated[str, typer.Option("--leader-elect", help="true or false (single replicas).")] = "true",
+    disable_default: Annotated[
+        list[str] | None, typer.Option("--disable-default", help="Disable a default plugin ('*': all; debugging).")
+    ] = None,
+    percentage: Annotated[
+        int | None, typer.Option("--percentage-of-nodes-to-score", help="0-100; unset: the scheduler's default.")
+    ] = None,
+    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="clientConnection.kubeconfig.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="config, configmap or helm-values.")] = "config",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+    merge: Annotated[Path | None, typer.Option("--merge", help="Update this config file in place.")] = None,
+    validate: Annotated[bool, typer.Option("--validate", help="Prove it with the project's kube-scheduler.")] = False,
+    binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler for --validate.")] = None,
+) -> None:
+    """Render the KubeSchedulerConfiguration for the project and a Kubernetes version."""
+    from kplugin import project as projects
+    from kplugin import render
+    from kplugin.cli.console import note, say
+    from kplugin.errors import OperationError, UsageError
+    from kplugin.plan import write_file
+    from kplugin.versions import resolve
+
+    project = projects.load(path)
+    target = resolve(k8s, need_templates=False) if k8s else project.target
+    if leader_elect.lower() not in {"true", "false"}:
+        raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")
+    if fmt not in render.FORMATS:
+        raise UsageError(f"--format {fmt!r}: choose from {', '.join(render.FORMATS)}")
+    if merge is not None and fmt != "config":
+        raise UsageError("--merge updates a KubeSchedulerConfiguration file: use it with --format config")
+    if output is not None:
+        if not output.parent.is_dir():
+            raise UsageError(f"--output {output}: directory {output.parent} does not exist")
+        if output.exists() and not force:
+            raise UsageError(f"--output {output} exists; pass --force to overwrite it")
+    if "*" in (disable_default or []):
+        note("--disable-default '*' turns off every default plugin: for debugging, not production")
+    request = render.RenderRequest(
+        project=project,
+        target=target,
+        api_version=api_version,
+        scheduler_names=tuple(scheduler_name or ()),
+        multipoint=multipoint,
+        weights=tuple(weight or ()),
+        args_file=args_file,
+        leader_elect=leader_elect.lower() == "true",
+        disable_default=tuple(disable_default or ()),
+        percentage_of_nodes_to_score=percentage,
+        kubeconfig=kubeconfig,
+    )
+    config = render.build_config(request)
+    text = render.merge(merge, config) if merge is not None else render.render(config, project, fmt)
+    if validate:
+        scheduler = binary or project.root / "bin" / "kube-scheduler"
+        if binary is None and not scheduler.is_file():
+            from kplugin import build
+
+            say(f"--validate: building {scheduler} with the local Go toolchain")
+            build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)
+        config_text = render.render(config, project, "config") if fmt != "config" else text
+        accepted, message = render.validate(scheduler, config_text)
+        if not accepted:
+            raise OperationError(f"kube-scheduler {project.version} rejects the configuration: {message}")
+        say(f"validated: {scheduler} accepts the configuration")
+    if merge is not None:
+        write_file(merge, text)
+        say(f"merged into {merge}")
+    elif output is not None:
+        write_file(output, text)
+        say(f"wrote {output}")
+    else:
+        sys.stdout.write(text)

@@ -1,0 +1,565 @@
+"""``kplugin doctor``: the checks of what silently breaks scheduler plugins in production.
+
+Each check returns findings: what is wrong, where (file:line), why it breaks and how to
+fix it. The core never prints; the CLI shows a table or JSON and exits 1 on any error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kplugin import elf, manifests
+from kplugin.project import Project
+from kplugin.render import args_problems
+from kplugin.schedconfig import CONFIG_GROUP, DEFAULT_LEASE, MAX_WEIGHT
+from kplugin.spec import IN_TREE_PLUGINS, validate_plugin_name
+from kplugin.versions import Target
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    severity: str
+    file: str
+    line: int | None
+    what: str
+    why: str
+    fix: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@dataclass
+class Context:
+    project: Project
+    target: Target
+    config_path: Path
+    binary: Path | None
+    findings: list[Finding] = field(default_factory=list)
+    _yaml_cache: dict[Path, Any] = field(default_factory=dict)
+
+    def rel(self, path: Path) -> str:
+        try:
+            return str(path.resolve().relative_to(self.project.root))
+        except ValueError:
+            return str(path)
+
+    def add(self, check: str, severity: str, path: Path, line: int | None, what: str, why: str, fix: str) -> None:
+        self.findings.append(Finding(check, severity, self.rel(path), line, what, why, fix))
+
+    def load(self, path: Path, many: bool = False) -> Any:
+        """Round-trip YAML (keeps line numbers); None when the file is missing."""
+        key = path.resolve()
+        if key not in self._yaml_cache:
+            from ruamel.yaml import YAML
+            from ruamel.yaml.error import YAMLError
+
+            if not path.is_file():
+                self._yaml_cache[key] = None
+            else:
+                try:
+                    yaml = YAML()
+                    self._yaml_cache[key] = list(yaml.load_all(path)) if many else yaml.load(path)
+                except YAMLError as err:
+                    mark = getattr(err, "problem_mark", None)
+                    self.add(
+                        "yaml",
+                        ERROR,
+                        path,
+                        mark.line + 1 if mark else None,
+                        "not valid YAML",
+                        "kubectl and kube-scheduler cannot read it",
+                        "fix the syntax",
+                    )
+                    self._yaml_cache[key] = None
+        return self._yaml_cache[key]
+
+    @property
+    def config(self) -> Any:
+        return self.load(self.config_path)
+
+
+def line_of(node: Any, key: str | int | None = None) -> int | None:
+    """1-based line of a ruamel node, or of one of its keys / items."""
+    lc = getattr(node, "lc", None)
+    if lc is None:
+        return None
+    try:
+        if key is None:
+            return int(lc.line) + 1
+        if isinstance(key, int):
+            return int(lc.item(key)[0]) + 1
+        return int(lc.key(key)[0]) + 1
+    except (KeyError, IndexError, TypeError):
+        return int(lc.line) + 1
+
+
+def _profiles(config: Any) -> list[Any]:
+    profiles = config.get("profiles") if isinstance(config, dict) else None
+    return list(profiles) if isinstance(profiles, list) else []
+
+
+def _plugin_entries(profile: Any) -> Iterator[tuple[str, str, Any, Any, int]]:
+    """(extension point, enabled|disabled, entry, list node, index) of a profile."""
+    plugins = profile.get("plugins") or {}
+    for point, section in plugins.items():
+        for kind in ("enabled", "disabled"):
+            entries = (section or {}).get(kind) or []
+            for i, entry in enumerate(entries):
+                yield str(point), kind, entry, entries, i
+
+
+# --- the checks --------------------------------------------------------------------
+
+
+def check_plugin_names(ctx: Context) -> None:
+    """1. plugin names valid and identical in Name(), the config, the registry and pluginConfig."""
+    project = ctx.project
+    ours = {p.name for p in project.plugins}
+    meta = project.root / "kplugin.yaml"
+    imports = project.root / "cmd/scheduler/plugins.go"
+    import_text = imports.read_text() if imports.is_file() else ""
+    for plugin in project.plugins:
+        try:
+            validate_plugin_name(plugin.name)
+        except Exception as err:
+            ctx.add(
+                "plugin-names",
+                ERROR,
+                meta,
+                None,
+                str(err),
+                "plugin names are Go identifiers and config keys; '_' and lower case break the convention "
+                "the scheduler's own plugins follow",
+                "rename the plugin in PascalCase",
+            )
+        source = project.root / "pkg" / plugin.package
+        found = None
+        for go_file in sorted(source.glob("*.go")):
+            match = re.search(r'^const Name = "([^"]*)"', go_file.read_text(), re.M)
+            if match:
+                found = (go_file, match[1], go_file.read_text()[: match.start()].count("\n") + 1)
+        if found is None:
+            ctx.add(
+                "plugin-names",
+                ERROR,
+                source,
+                None,
+                f"no `const Name` found for plugin {plugin.name}",
+                "the registered name comes from Name",
+                f'declare const Name = "{plugin.name}" in {source}',
+            )
+        elif found[1] != plugin.name:
+            ctx.add(
+                "plugin-names",
+                ERROR,
+                found[0],
+                found[2],
+                f"Name() is {found[1]!r} but kplugin.yaml and the config say {plugin.name!r}",
+                "the scheduler looks plugins up by the name they register; a mismatch means "
+                "'plugin does not exist' at start-up",
+                "make them identical",
+            )
+        if f'"{project.module}/pkg/{plugin.package}"' not in import_text:
+            ctx.add(
+                "plugin-names",
+                ERROR,
+                imports,
+                None,
+                f"plugin package pkg/{plugin.package} is not imported",
+                "a plugin registers itself from init(); without the import it is never compiled in",
+                f'add _ "{project.module}/pkg/{plugin.package}" to {ctx.rel(imports)}',
+            )
+    known = ours | IN_TREE_PLUGINS
+    for i, profile in enumerate(_profiles(ctx.config)):
+        for point, kind, entry, entries, index in _plugin_entries(profile):
+            name = str((entry or {}).get("name", ""))
+            if name == "*" and kind == "disabled":
+                ctx.add(
+                    "disabled-all",
+                    WARNING,
+                    ctx.config_path,
+                    line_of(entries, index),
+                    f"profile {i}: {point}.disabled '*' turns off every default plugin at {point}",
+                    "left in from debugging, it drops NodeResourcesFit, TaintToleration and the rest: "
+                    "pods land on nodes that cannot run them",
+                    "list only the plugins to disable",
+                )
+            elif name and name not in known:
+                ctx.add(
+                    "plugin-names",
+                    ERROR,
+                    ctx.config_path,
+                    line_of(entries, index),
+                    f"plugin {name!r} at {point}.{kind} is not registered in this scheduler",
+                    f'kube-scheduler fails at start-up: {point} plugin "{name}" does not exist',
+                    f"use one of {', '.join(sorted(ours))} or an in-tree plugin",
+                )
+        for j, entry in enumerate(profile.get("pluginConfig") or []):
+            name = str((entry or {}).get("name", ""))
+            if name not in known:
+                ctx.add(
+                    "plugin-names",
+                    ERROR,
+                    ctx.config_path,
+                    line_of(profile["pluginConfig"], j),
+                    f"pluginConfig for {name!r}, which is not registered",
+                    "args for an unknown plugin are rejected when the profile is built",
+                    f"name it {', '.join(sorted(ours))}",
+                )
+
+
+def check_api_version(ctx: Context) -> None:
+    """2. config apiVersion served by the target kube-scheduler."""
+    config = ctx.config
+    if not isinstance(config, dict):
+        ctx.add(
+            "api-version",
+            ERROR,
+            ctx.config_path,
+            None,
+            "no scheduler configuration",
+            "the Deployment starts kube-scheduler with --config",
+            "run kplugin render-config -o FILE",
+        )
+        return
+    api = str(config.get("apiVersion", ""))
+    group, _, version = api.partition("/")
+    served = ctx.target.release.config_api_versions
+    if group != CONFIG_GROUP or version not in served:
+        ctx.add(
+            "api-version",
+            ERROR,
+            ctx.config_path,
+            line_of(config, "apiVersion"),
+            f"apiVersion {api!r} is not served by kube-scheduler {ctx.target.version}",
+            f"it only reads {', '.join(f'{CONFIG_GROUP}/{v}' for v in served)}; v1beta2 is gone from "
+            "1.28 and v1beta3 from 1.29",
+            f"use {CONFIG_GROUP}/v1",
+        )
+
+
+def check_scheduler_names(ctx: Context) -> None:
+    """3. schedulerName identical in the config, the ConfigMap, the chart and sample pods."""
+    names = {str(p.get("schedulerName", "default-scheduler")) for p in _profiles(ctx.config)}
+    if not names:
+        return
+    root = ctx.project.root
+    pod_file = root / "deploy/sample-pod.yaml"
+    pod = ctx.load(pod_file)
+    if isinstance(pod, dict):
+        name = str((pod.get("spec") or {}).get("schedulerName", "default-scheduler"))
+        if name not in names:
+            ctx.add(
+                "scheduler-name",
+                ERROR,
+                pod_file,
+                line_of(pod.get("spec"), "schedulerName"),
+                f"sample pod uses schedulerName {name!r}, the config has {', '.join(sorted(names))}",
+                "a pod whose schedulerName matches no profile is never scheduled by this scheduler; it stays Pending",
+                "make them identical",
+            )
+    cm_file = root / "deploy/configmap.yaml"
+    cm = ctx.load(cm_file)
+    if isinstance(cm, dict) and ctx.config_path.resolve() == (root / "deploy/scheduler-config.yaml").resolve():
+        from ruamel.yaml import YAML
+
+        embedded = (cm.get("data") or {}).get(manifests.CONFIG_FILE)
+        if embedded is not None and YAML(typ="safe").load(str(embedded)) != _plain(ctx.config):
+            ctx.add(
+                "scheduler-name",
+                ERROR,
+                cm_file,
+                line_of(cm.get("data"), manifests.CONFIG_FILE),
+                "the ConfigMap's scheduler-config.yaml differs from deploy/scheduler-config.yaml",
+                "the cluster runs the ConfigMap, not the file you validated",
+                "regenerate it: kplugin render-config --format configmap",
+            )
+
+
+def _plain(node: Any) -> Any:
+    import io
+
+    from ruamel.yaml import YAML
+
+    out = io.StringIO()
+    YAML().dump(node, out)
+    return YAML(typ="safe").load(out.getvalue())
+
+
+def check_lease(ctx: Context) -> None:
+    """4. the leader-election lease is not the default scheduler's."""
+    config = ctx.config
+    if not isinstance(config, dict):
+        return
+    election = config.get("leaderElection") or {}
+    if election.get("leaderElect", True) is False:
+        return
+    name = str(election.get("resourceName", DEFAULT_LEASE))
+    namespace = str(election.get("resourceNamespace", "kube-system"))
+    if name == DEFAULT_LEASE and namespace == "kube-system":
+        ctx.add(
+            "lease",
+            ERROR,
+            ctx.config_path,
+            line_of(election, "resourceName") or line_of(config, "leaderElection"),
+            "leader election uses the default scheduler's lease kube-system/kube-scheduler",
+            "a second scheduler on that lease either never becomes leader or takes it from the default "
+            "scheduler, which then stops scheduling",
+            f"set leaderElection.resourceName: {ctx.project.scheduler_name}",
+        )
+
+
+def _rules(ctx: Context) -> tuple[Path, list[tuple[Any, Any]]]:
+    path = ctx.project.root / "deploy/rbac.yaml"
+    docs = ctx.load(path, many=True) or []
+    return path, [(d, r) for d in docs if isinstance(d, dict) for r in (d.get("rules") or [])]
+
+
+def check_rbac(ctx: Context) -> None:
+    """5. RBAC covers what this version's scheduler reads, and its own lease."""
+    path, rules = _rules(ctx)
+    if not rules:
+        ctx.add(
+            "rbac",
+            ERROR,
+            path,
+            None,
+            "no RBAC rules found",
+            "the scheduler cannot list nodes or bind pods",
+            "restore deploy/rbac.yaml from kplugin new",
+        )
+        return
+    granted: set[tuple[str, str, str]] = set()
+    for doc, rule in rules:
+        if doc.get("kind") != "ClusterRole":
+            continue
+        for group in rule.get("apiGroups") or []:
+            for resource in rule.get("resources") or []:
+                for verb in rule.get("verbs") or []:
+                    granted.add((str(group), str(resource), str(verb)))
+    version = ctx.target.version
+    for need in manifests.scheduler_rules(version.major, version.minor):
+        missing = [
+            f"{verb} {group or 'core'}/{resource}"
+            for group in need["apiGroups"]
+            for resource in need["resources"]
+            for verb in need["verbs"]
+            if (group, resource, verb) not in granted and ("*", resource, verb) not in granted
+        ]
+        if missing:
+            ctx.add(
+                "rbac",
+                ERROR,
+                path,
+                None,
+                f"the ClusterRole misses {', '.join(missing[:4])}{' …' if len(missing) > 4 else ''}",
+                f"kube-scheduler {version} reads these; without them its informers fail and pods that "
+                "need them are never scheduled",
+                "add the rule (kplugin new for this version has it)",
+            )
+    lease = ctx.config.get("leaderElection", {}) if isinstance(ctx.config, dict) else {}
+    if lease and lease.get("leaderElect", True) is not False:
+        name = str(lease.get("resourceName", DEFAULT_LEASE))
+        ok = any(
+            doc.get("kind") in {"Role", "ClusterRole"}
+            and "leases" in (rule.get("resources") or [])
+            and "update" in (rule.get("verbs") or [])
+            and name in (rule.get("resourceNames") or [name])
+            for doc, rule in rules
+        )
+        if not ok:
+            ctx.add(
+                "rbac",
+                ERROR,
+                path,
+                None,
+                f"no rule lets the scheduler update its lease {name!r}",
+                "leader election fails and the scheduler never starts scheduling",
+                f"grant get/update on leases named {name} in the lease namespace",
+            )
+
+
+def check_binary(ctx: Context) -> None:
+    """6. the built binary is statically linked and for the right architecture."""
+    binary = ctx.binary
+    if binary is None or not binary.is_file():
+        return
+    try:
+        info = elf.inspect(binary)
+    except (elf.NotElf, OSError, IndexError) as err:
+        ctx.add("binary", ERROR, binary, None, str(err), "it cannot run in the image", "rebuild: kplugin build")
+        return
+    if not info.static:
+        ctx.add(
+            "binary",
+            ERROR,
+            binary,
+            None,
+            "the binary is dynamically linked",
+            "distroless/static and scratch images have no C library: it fails to start",
+            "build with CGO_ENABLED=0 (kplugin build does)",
+        )
+    from kplugin.build import host_arch
+
+    if info.arch != host_arch():
+        ctx.add(
+            "binary",
+            WARNING,
+            binary,
+            None,
+            f"the binary is for {info.arch}, this machine is {host_arch()}",
+            "nodes of another architecture cannot run it",
+            "build with --platform linux/ARCH for your nodes",
+        )
+
+
+def check_args(ctx: Context) -> None:
+    """7. pluginConfig args decode into the plugin's Args."""
+    fields = ctx.project.args_fields
+    for profile in _profiles(ctx.config):
+        configs = profile.get("pluginConfig") or []
+        for j, entry in enumerate(configs):
+            name = str((entry or {}).get("name", ""))
+            if name not in fields:
+                continue
+            for key, problem in args_problems(name, _plain(entry.get("args") or {}), fields[name]):
+                args = entry.get("args")
+                line = line_of(args, key) if key and isinstance(args, dict) else line_of(configs, j)
+                ctx.add(
+                    "args",
+                    ERROR,
+                    ctx.config_path,
+                    line,
+                    problem,
+                    "the plugin's factory rejects the args and kube-scheduler exits at start-up",
+                    f"use only the fields of {name}Args with valid values",
+                )
+
+
+def check_weights(ctx: Context) -> None:
+    """8. score weights valid."""
+    for profile in _profiles(ctx.config):
+        for point, kind, entry, entries, index in _plugin_entries(profile):
+            if kind != "enabled" or point not in {"score", "multiPoint"} or "weight" not in (entry or {}):
+                continue
+            weight = entry["weight"]
+            name = entry.get("name")
+            if isinstance(weight, bool) or not isinstance(weight, int) or weight < 0 or weight > MAX_WEIGHT:
+                ctx.add(
+                    "weights",
+                    ERROR,
+                    ctx.config_path,
+                    line_of(entries, index),
+                    f"{name}: weight {weight!r} is not a whole number from 1 to {MAX_WEIGHT}",
+                    "the configuration fails to load, or a negative weight inverts the plugin's preference",
+                    "use a positive integer",
+                )
+            elif weight == 0:
+                ctx.add(
+                    "weights",
+                    WARNING,
+                    ctx.config_path,
+                    line_of(entries, index),
+                    f"{name}: weight 0 is silently treated as 1",
+                    "it reads as 'off' but the plugin still scores",
+                    "remove the plugin from score, or set 1",
+                )
+
+
+def check_go_mod(ctx: Context) -> None:
+    """9. go.mod pins consistent: k8s.io/kubernetes and every staging module at one version."""
+    path = ctx.project.root / "go.mod"
+    if not path.is_file():
+        ctx.add(
+            "go-mod",
+            ERROR,
+            path,
+            None,
+            "go.mod is missing",
+            "the project does not build",
+            "restore it from version control",
+        )
+        return
+    lines = path.read_text().splitlines()
+    version = ctx.project.version
+    require = next((i for i, line in enumerate(lines) if re.search(r"\bk8s\.io/kubernetes v", line)), None)
+    if require is None or f"k8s.io/kubernetes {version.tag}" not in lines[require]:
+        ctx.add(
+            "go-mod",
+            ERROR,
+            path,
+            require + 1 if require is not None else None,
+            f"k8s.io/kubernetes is not required at {version.tag} (kplugin.yaml's version)",
+            "the code compiles against another release than the one recorded and configured",
+            "kplugin upgrade, or fix the require line",
+        )
+    replaced = {}
+    for i, line in enumerate(lines):
+        match = re.match(r"\s*(k8s\.io/[\w.-]+)\s+=>\s+(k8s\.io/[\w.-]+)\s+(\S+)", line)
+        if match:
+            replaced[match[1]] = (match[3], i + 1)
+    for module in ctx.project.target.release.staging_modules:
+        pin = replaced.get(module)
+        if pin is None:
+            ctx.add(
+                "go-mod",
+                ERROR,
+                path,
+                None,
+                f"no replace for {module}",
+                "k8s.io/kubernetes requires it at v0.0.0: builds fail with 'unknown revision v0.0.0' "
+                "once a package of it is compiled",
+                f"add {module} => {module} {version.staging_tag}",
+            )
+        elif pin[0] != version.staging_tag:
+            ctx.add(
+                "go-mod",
+                ERROR,
+                path,
+                pin[1],
+                f"{module} is pinned at {pin[0]}, not {version.staging_tag}",
+                "mixed staging versions do not compile together or behave subtly differently",
+                f"pin every staging module at {version.staging_tag}",
+            )
+
+
+CHECKS: list[Callable[[Context], None]] = [
+    check_plugin_names,
+    check_api_version,
+    check_scheduler_names,
+    check_lease,
+    check_rbac,
+    check_binary,
+    check_args,
+    check_weights,
+    check_go_mod,
+]
+
+
+def run(project: Project, target: Target, config: Path | None = None, binary: Path | None = None) -> list[Finding]:
+    ctx = Context(
+        project=project,
+        target=target,
+        config_path=config or project.root / "deploy/scheduler-config.yaml",
+        binary=binary or (project.root / "bin/kube-scheduler"),
+    )
+    for check in CHECKS:
+        check(ctx)
+    return ctx.findings
+
+
+def as_json(findings: list[Finding]) -> dict[str, Any]:
+    return {
+        "errors": sum(f.severity == ERROR for f in findings),
+        "warnings": sum(f.severity == WARNING for f in findings),
+        "findings": [asdict(f) for f in findings],
+    }
