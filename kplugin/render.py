@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kplugin import manifests, yamlio
+from kplugin import yamlio
 from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
-from kplugin.schedconfig import MAX_WEIGHT, SchedulerConfig
+from kplugin.schedconfig import ARGS_DEFAULTS, MAX_WEIGHT, SchedulerConfig
 from kplugin.spec import ExtensionPoint, validate_scheduler_name
 from kplugin.versions import Target
 
@@ -122,8 +120,6 @@ class RenderRequest:
 
 def build_config(request: RenderRequest) -> SchedulerConfig:
     """Validate every input and return the configuration to render."""
-    from kplugin.scaffold import ARGS_DEFAULTS
-
     project = request.project
     served = request.target.release.config_api_versions
     api_version = request.api_version or "v1"
@@ -163,6 +159,8 @@ def render(config: SchedulerConfig, project: Project, fmt: str) -> str:
     if fmt == "config":
         return yamlio.dump(config.document())
     if fmt == "configmap":
+        from kplugin import manifests
+
         return yamlio.dump(manifests.configmap(project.name, config))
     if fmt == "helm-values":
         return yamlio.dump({"schedulerName": config.scheduler_name, "schedulerConfig": config.document()})
@@ -219,6 +217,9 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
 
 def validate(binary: Path, text: str) -> tuple[bool, str]:
     """Load the config with the real kube-scheduler: (accepted, its exact error or 'ok')."""
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="kplugin-validate-") as tmp:
         config, written = Path(tmp) / "config.yaml", Path(tmp) / "written.yaml"
         config.write_text(text)

@@ -10,15 +10,12 @@ from typing import Any
 from kplugin import __version__, manifests, yamlio
 from kplugin.errors import OperationError
 from kplugin.plan import Change, FilePlan
-from kplugin.schedconfig import SchedulerConfig
+from kplugin.schedconfig import ARGS_DEFAULTS, ARGS_FIELDS, SchedulerConfig
 from kplugin.spec import ExtensionPoint, PluginSpec, ProjectSpec
 from kplugin.templating import render_tree
 
 PROJECT_FILE = "kplugin.yaml"
 
-# The sample plugin's Args, as the generated args.go declares them.
-ARGS_FIELDS = {"nodeLabel": "qualifiedName", "resourceName": "qualifiedName"}
-ARGS_DEFAULTS = {"resourceName": "cpu"}
 
 _EXTENSION_GO_NAMES = {
     ExtensionPoint.QUEUE_SORT: "QueueSort",

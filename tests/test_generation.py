@@ -209,3 +209,19 @@ def test_examples_are_current(tmp_path: Path, example: str) -> None:
     assert sorted(got) == sorted(expected)
     for path in expected:
         assert got[path] == expected[path], f"examples/{example}/{path} is stale: make examples"
+
+
+def test_yaml_has_no_anchors_and_loads(kplugin: New, tmp_path: Path) -> None:
+    from ruamel.yaml import YAML
+
+    points = "queuesort,prefilter,filter,prescore,score,reserve,permit,prebind,postbind"
+    assert (
+        kplugin("new", "all", "--k8s", "1.28.3", "--no-tidy", "--extension-points", points, "-o", str(tmp_path)).code
+        == 0
+    )
+    files = [p for p in (tmp_path / "all").rglob("*.yaml") if "templates" not in p.parts]
+    assert len(files) >= 8
+    for path in files:
+        text = path.read_text()
+        assert "&id0" not in text and "*id0" not in text, path
+        assert list(YAML(typ="safe").load_all(text)), path

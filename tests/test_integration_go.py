@@ -182,3 +182,61 @@ def test_patch_that_does_not_exist(kplugin: Callable[..., Run], tmp_path: Path) 
     assert "k8s.io/kubernetes@v1.28.99 does not exist" in lines[0]
     assert "Traceback" not in run.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_render_config_validated_by_real_scheduler(
+    kplugin: Callable[..., Run], binaries: dict[str, Path], projects: dict[str, Path], tmp_path: Path
+) -> None:
+    project = projects["gpu-aware"]
+    args = tmp_path / "args.yaml"
+    args.write_text("nodeLabel: example.com/pool\nresourceName: nvidia.com/gpu\n")
+    out = tmp_path / "config.yaml"
+    run = kplugin(
+        "render-config",
+        str(project),
+        "--k8s",
+        "1.28.3",
+        "--weight",
+        "GpuAware=7",
+        "--args",
+        str(args),
+        "--validate",
+        "-o",
+        str(out),
+    )
+    assert run.code == 0, run.stderr
+    assert "accepts the configuration" in run.stderr
+    written = tmp_path / "written.yaml"
+    proc = write_config(binaries["gpu-aware"], out, written)
+    assert proc.returncode == 0, proc.stderr
+    (profile,) = YAML(typ="safe").load(written)["profiles"]
+    assert {"name": "GpuAware", "weight": 7} in profile["plugins"]["score"]["enabled"]
+    assert {"name": "GpuAware", "weight": 0} in profile["plugins"]["filter"]["enabled"]
+    args_written = {c["name"]: c["args"] for c in profile["pluginConfig"]}
+    assert args_written["GpuAware"] == {"nodeLabel": "example.com/pool", "resourceName": "nvidia.com/gpu"}
+
+
+def test_v1beta3_validated_on_1_28(
+    kplugin: Callable[..., Run], binaries: dict[str, Path], projects: dict[str, Path]
+) -> None:
+    run = kplugin("render-config", str(projects["gpu-aware"]), "--api-version", "v1beta3", "--validate")
+    assert run.code == 0, run.stderr
+    assert "kubescheduler.config.k8s.io/v1beta3" in run.stdout
+
+
+def test_unregistered_plugin_rejected_by_binary_and_doctor(
+    kplugin: Callable[..., Run], binaries: dict[str, Path], projects: dict[str, Path], tmp_path: Path
+) -> None:
+    project = projects["gpu-aware"]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((project / "deploy/scheduler-config.yaml").read_text().replace("name: GpuAware", "name: Ghost"))
+    from kplugin import render
+
+    accepted, message = render.validate(binaries["gpu-aware"], bad.read_text())
+    assert not accepted
+    assert 'Plugin "Ghost" does not exist' in message
+    run = kplugin("doctor", str(project), "--config", str(bad), "--binary", str(binaries["gpu-aware"]))
+    assert run.code == 1
+    assert "'Ghost'" in run.stdout and "is not registered" in run.stdout
+    clean = kplugin("doctor", str(project), "--binary", str(binaries["gpu-aware"]))
+    assert clean.code == 0, clean.stdout

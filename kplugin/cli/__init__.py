@@ -43,27 +43,46 @@ def root(
     state.debug = state.debug or debug
 
 
-# Command modules register themselves on import; each keeps heavy imports inside its
-# function so that --help and --version stay fast.
-from kplugin.cli import build as _build  # noqa: E402
-from kplugin.cli import doctor as _doctor  # noqa: E402
-from kplugin.cli import new as _new  # noqa: E402
-from kplugin.cli import render_config as _render_config  # noqa: E402
-from kplugin.cli import versions as _versions  # noqa: E402
+# Command modules register themselves on import; only the invoked one is imported
+# (building every command's parameters costs more start-up than the rest of kplugin).
+COMMANDS = {
+    "new": "kplugin.cli.new",
+    "build": "kplugin.cli.build",
+    "render-config": "kplugin.cli.render_config",
+    "doctor": "kplugin.cli.doctor",
+    "versions": "kplugin.cli.versions",
+}
 
-__all__ = ["app", "main"]
-_ = (_build, _doctor, _new, _render_config, _versions)
+__all__ = ["COMMANDS", "app", "main"]
+
+
+def register(args: list[str]) -> None:
+    """Import the command module(s) ``args`` need: the one named, none for a bare
+    --version, all of them for help or anything unrecognised."""
+    import importlib
+
+    words = [a for a in args if not a.startswith("-")]
+    if words and words[0] in COMMANDS:
+        modules = [COMMANDS[words[0]]]
+    elif not words and "--version" in args and "--help" not in args:
+        modules = []
+    else:
+        modules = list(COMMANDS.values())
+    for module in modules:
+        importlib.import_module(module)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app and turn every error into one line and a code."""
     import click
 
-    state.debug = "--debug" in (argv if argv is not None else sys.argv[1:]) or bool(os.environ.get("KPLUGIN_DEBUG"))
+    args = list(argv if argv is not None else sys.argv[1:])
+    state.debug = "--debug" in args or bool(os.environ.get("KPLUGIN_DEBUG"))
+    register(args)
     code = 0
     try:
         # Without standalone mode click returns the code of a typer.Exit instead of raising.
-        returned = app(args=argv, prog_name="kplugin", standalone_mode=False)
+        returned = app(args=args, prog_name="kplugin", standalone_mode=False)
         if isinstance(returned, int) and not isinstance(returned, bool):
             code = returned
     except click.exceptions.Exit as exit_:

@@ -1,7 +1,5 @@
 """kplugin build: a static kube-scheduler binary and image for the project."""
 
-from __future__ import annotations
-
 import json
 import sys
 import time

@@ -1,7 +1,5 @@
 """kplugin doctor: check a project, its config and its binary for production mistakes."""
 
-from __future__ import annotations
-
 import json
 import sys
 from pathlib import Path

@@ -1,7 +1,5 @@
 """kplugin new: generate a plugin project."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """kplugin render-config: the project's KubeSchedulerConfiguration for a version."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated

@@ -1,7 +1,5 @@
 """kplugin versions: the support matrix."""
 
-from __future__ import annotations
-
 import json
 import sys
 from typing import Annotated, Any

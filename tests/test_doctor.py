@@ -1,0 +1,165 @@
+"""kplugin doctor: a clean project is clean; each seeded mistake is found, with file:line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import Run
+
+K = Callable[..., Run]
+
+
+@pytest.fixture
+def project(kplugin: K, tmp_path: Path) -> Path:
+    run = kplugin("new", "gpu-aware", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path))
+    assert run.code == 0, run.stderr
+    return tmp_path / "gpu-aware"
+
+
+def doctor(kplugin: K, project: Path, *args: str) -> tuple[int, list[dict[str, object]]]:
+    run = kplugin("doctor", str(project), "--json", *args)
+    assert run.code in {0, 1}, run.stderr
+    report = json.loads(run.stdout)
+    return run.code, report["findings"]
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_clean_project(kplugin: K, project: Path) -> None:
+    code, findings = doctor(kplugin, project)
+    assert (code, findings) == (0, [])
+    run = kplugin("doctor", str(project))
+    assert run.code == 0 and "0 error(s)" in run.stderr
+
+
+CONFIG = "deploy/scheduler-config.yaml"
+
+
+def seed(project: Path, mistake: str, tmp_path: Path) -> list[str]:
+    """Break ``project`` in one way; returns extra doctor arguments."""
+    config = project / CONFIG
+    if mistake == "underscore-name":
+        edit(config, "- name: GpuAware\n", "- name: Gpu_Aware\n")
+    elif mistake == "name-mismatch":
+        edit(project / "pkg/gpuaware/plugin.go", 'const Name = "GpuAware"', 'const Name = "GPUAware"')
+    elif mistake == "not-imported":
+        edit(project / "cmd/scheduler/plugins.go", '\t_ "example.com/gpu-aware/pkg/gpuaware"\n', "")
+    elif mistake == "unknown-pluginconfig":
+        edit(config, "  - name: GpuAware\n    args:", "  - name: Nope\n    args:")
+    elif mistake == "v1beta3-on-1.29":
+        edit(config, "config.k8s.io/v1\n", "config.k8s.io/v1beta3\n")
+        return ["--k8s", "1.29"]
+    elif mistake == "v1beta2":
+        edit(config, "config.k8s.io/v1\n", "config.k8s.io/v1beta2\n")
+    elif mistake == "pod-scheduler-name":
+        edit(project / "deploy/sample-pod.yaml", "schedulerName: gpu-aware", "schedulerName: gpu-awre")
+    elif mistake == "stale-configmap":
+        edit(config, "weight: 1", "weight: 2")
+    elif mistake == "default-lease":
+        edit(config, "resourceName: gpu-aware\n", "resourceName: kube-scheduler\n")
+    elif mistake == "lease-unset":
+        edit(config, "  resourceName: gpu-aware\n  resourceNamespace: kube-system\n", "")
+    elif mistake == "rbac-missing-nodes":
+        edit(project / "deploy/rbac.yaml", "  - nodes\n", "  - nodez\n")
+    elif mistake == "rbac-dra-1.34":
+        return ["--k8s", "1.34"]
+    elif mistake == "rbac-lease":
+        edit(project / "deploy/rbac.yaml", "  - gpu-aware\n", "  - kube-scheduler\n")
+    elif mistake == "dynamic-binary":
+        binary = tmp_path / "kube-scheduler"
+        shutil.copy(shutil.which("ls") or "/bin/ls", binary)
+        return ["--binary", str(binary)]
+    elif mistake == "args-unknown-field":
+        edit(config, "      resourceName: cpu\n", "      resourceName: cpu\n      nodeLable: x\n")
+    elif mistake == "args-wrong-type":
+        edit(config, "      resourceName: cpu\n", "      resourceName: 7\n")
+    elif mistake == "negative-weight":
+        edit(config, "weight: 1", "weight: -1")
+    elif mistake == "disabled-all":
+        edit(
+            config, "    filter:\n      enabled:\n", "    filter:\n      disabled:\n      - name: '*'\n      enabled:\n"
+        )
+    elif mistake == "go-mod-pin":
+        edit(project / "go.mod", "k8s.io/api => k8s.io/api v0.28.3", "k8s.io/api => k8s.io/api v0.28.2")
+    elif mistake == "go-mod-missing":
+        edit(project / "go.mod", "\tk8s.io/kubelet => k8s.io/kubelet v0.28.3\n", "")
+    elif mistake == "go-mod-require":
+        edit(project / "go.mod", "require k8s.io/kubernetes v1.28.3", "require k8s.io/kubernetes v1.28.2")
+    else:
+        raise AssertionError(mistake)
+    return []
+
+
+CASES = [
+    # mistake, check, severity, file, line (None: no line), text in "what"
+    ("underscore-name", "plugin-names", "error", CONFIG, 12, "'Gpu_Aware'"),
+    ("name-mismatch", "plugin-names", "error", "pkg/gpuaware/plugin.go", None, "'GPUAware'"),
+    ("not-imported", "plugin-names", "error", "cmd/scheduler/plugins.go", None, "not imported"),
+    ("unknown-pluginconfig", "plugin-names", "error", CONFIG, 18, "'Nope'"),
+    ("v1beta3-on-1.29", "api-version", "error", CONFIG, 1, "v1beta3"),
+    ("v1beta2", "api-version", "error", CONFIG, 1, "v1beta2"),
+    ("pod-scheduler-name", "scheduler-name", "error", "deploy/sample-pod.yaml", None, "'gpu-awre'"),
+    ("stale-configmap", "scheduler-name", "error", "deploy/configmap.yaml", None, "differs"),
+    ("default-lease", "lease", "error", CONFIG, 5, "default scheduler's lease"),
+    ("lease-unset", "lease", "error", CONFIG, None, "default scheduler's lease"),
+    ("rbac-missing-nodes", "rbac", "error", "deploy/rbac.yaml", None, "core/nodes"),
+    ("rbac-dra-1.34", "rbac", "error", "deploy/rbac.yaml", None, "resource.k8s.io/resourceclaims"),
+    ("rbac-lease", "rbac", "error", "deploy/rbac.yaml", None, "lease 'gpu-aware'"),
+    ("dynamic-binary", "binary", "error", None, None, "dynamically linked"),
+    ("args-unknown-field", "args", "error", CONFIG, 21, "unknown field 'nodeLable'"),
+    ("args-wrong-type", "args", "error", CONFIG, 20, "resourceName must be a string"),
+    ("negative-weight", "weights", "error", CONFIG, 15, "weight -1"),
+    ("disabled-all", "disabled-all", "warning", CONFIG, 12, "'*'"),
+    ("go-mod-pin", "go-mod", "error", "go.mod", None, "k8s.io/api is pinned at v0.28.2"),
+    ("go-mod-missing", "go-mod", "error", "go.mod", None, "no replace for k8s.io/kubelet"),
+    ("go-mod-require", "go-mod", "error", "go.mod", 5, "k8s.io/kubernetes is not required at v1.28.3"),
+]
+
+
+@pytest.mark.parametrize(("mistake", "check", "severity", "file", "line", "what"), CASES, ids=[c[0] for c in CASES])
+def test_finds_seeded_mistake(
+    kplugin: K,
+    project: Path,
+    tmp_path: Path,
+    mistake: str,
+    check: str,
+    severity: str,
+    file: str | None,
+    line: int | None,
+    what: str,
+) -> None:
+    args = seed(project, mistake, tmp_path)
+    code, findings = doctor(kplugin, project, *args)
+    matching = [f for f in findings if f["check"] == check and what in str(f["what"])]
+    assert matching, findings
+    finding = matching[0]
+    assert finding["severity"] == severity
+    assert finding["why"] and finding["fix"]
+    if file is not None:
+        assert finding["file"] == file
+    if line is not None:
+        assert finding["line"] == line
+    assert code == (1 if any(f["severity"] == "error" for f in findings) else 0)
+    if severity == "error":
+        assert code == 1
+
+
+def test_text_output_names_file_and_line(kplugin: K, project: Path) -> None:
+    edit(project / CONFIG, "weight: 1", "weight: -1")
+    run = kplugin("doctor", str(project))
+    assert run.code == 1
+    assert f"{CONFIG}:15: error: [weights]" in run.stdout
+    assert "why:" in run.stdout and "fix:" in run.stdout
+
+
+def test_doctor_on_non_project(kplugin: K, tmp_path: Path) -> None:
+    run = kplugin("doctor", str(tmp_path))
+    assert run.code == 2 and "not a kplugin project" in run.stderr

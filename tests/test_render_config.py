@@ -1,0 +1,254 @@
+"""kplugin render-config without Go: rendering, inputs, merge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import Run
+from ruamel.yaml import YAML
+
+K = Callable[..., Run]
+
+
+@pytest.fixture
+def project(kplugin: K, tmp_path: Path) -> Path:
+    run = kplugin(
+        "new",
+        "gpu-aware",
+        "--k8s",
+        "1.28.3",
+        "--no-tidy",
+        "-o",
+        str(tmp_path),
+        "--extension-points",
+        "prefilter,filter,score",
+    )
+    assert run.code == 0, run.stderr
+    return tmp_path / "gpu-aware"
+
+
+def load(text: str) -> dict:  # type: ignore[type-arg]
+    return YAML(typ="safe").load(text)  # type: ignore[no-any-return]
+
+
+def test_default_is_the_generated_config(kplugin: K, project: Path) -> None:
+    run = kplugin("render-config", str(project))
+    assert run.code == 0, run.stderr
+    assert run.stdout == (project / "deploy/scheduler-config.yaml").read_text()
+    assert kplugin("render-config", str(project)).stdout == run.stdout
+
+
+def test_options(kplugin: K, project: Path, tmp_path: Path) -> None:
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"nodeLabel": "example.com/pool", "resourceName": "nvidia.com/gpu"}))
+    run = kplugin(
+        "render-config",
+        str(project),
+        "--weight",
+        "GpuAware=3",
+        "--args",
+        str(args),
+        "--scheduler-name",
+        "gpu-a",
+        "--scheduler-name",
+        "gpu-b",
+        "--leader-elect",
+        "false",
+        "--percentage-of-nodes-to-score",
+        "100",
+        "--disable-default",
+        "NodeResourcesFit",
+    )
+    assert run.code == 0, run.stderr
+    doc = load(run.stdout)
+    assert doc["leaderElection"] == {"leaderElect": False}
+    assert doc["percentageOfNodesToScore"] == 100
+    assert [p["schedulerName"] for p in doc["profiles"]] == ["gpu-a", "gpu-b"]
+    profile = doc["profiles"][0]
+    assert profile["plugins"]["preFilter"] == {"enabled": [{"name": "GpuAware"}]}
+    assert profile["plugins"]["score"] == {"enabled": [{"name": "GpuAware", "weight": 3}]}
+    assert profile["plugins"]["multiPoint"] == {"disabled": [{"name": "NodeResourcesFit"}]}
+    assert profile["pluginConfig"] == [
+        {"name": "GpuAware", "args": {"nodeLabel": "example.com/pool", "resourceName": "nvidia.com/gpu"}}
+    ]
+    assert "&id" not in run.stdout and "*id" not in run.stdout
+
+
+def test_lease_named_after_scheduler(kplugin: K, project: Path) -> None:
+    doc = load(kplugin("render-config", str(project), "--scheduler-name", "gpu-a").stdout)
+    assert doc["leaderElection"] == {"leaderElect": True, "resourceName": "gpu-a", "resourceNamespace": "kube-system"}
+
+
+def test_multipoint(kplugin: K, project: Path) -> None:
+    doc = load(kplugin("render-config", str(project), "--multipoint", "--weight", "GpuAware=2").stdout)
+    assert doc["profiles"][0]["plugins"] == {"multiPoint": {"enabled": [{"name": "GpuAware", "weight": 2}]}}
+
+
+def test_disable_all_warns(kplugin: K, project: Path) -> None:
+    run = kplugin("render-config", str(project), "--disable-default", "*")
+    assert run.code == 0
+    assert "debugging" in run.stderr
+    assert load(run.stdout)["profiles"][0]["plugins"]["multiPoint"]["disabled"] == [{"name": "*"}]
+
+
+def test_v1beta3_where_served(kplugin: K, project: Path) -> None:
+    doc = load(kplugin("render-config", str(project), "--api-version", "v1beta3").stdout)
+    assert doc["apiVersion"] == "kubescheduler.config.k8s.io/v1beta3"
+
+
+def test_formats_agree_with_deploy_and_chart(kplugin: K, project: Path) -> None:
+    cm = kplugin("render-config", str(project), "--format", "configmap").stdout
+    assert cm == (project / "deploy/configmap.yaml").read_text()
+    values = load(kplugin("render-config", str(project), "--format", "helm-values").stdout)
+    chart = load((project / "charts/gpu-aware/values.yaml").read_text())
+    assert values["schedulerConfig"] == chart["schedulerConfig"]
+    assert values["schedulerName"] == chart["schedulerName"]
+
+
+def test_output_file_and_force(kplugin: K, project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "config.yaml"
+    assert kplugin("render-config", str(project), "-o", str(out)).code == 0
+    assert out.read_text() == (project / "deploy/scheduler-config.yaml").read_text()
+    again = kplugin("render-config", str(project), "-o", str(out), "--weight", "GpuAware=5")
+    assert again.code == 2 and "--force" in again.stderr
+    assert kplugin("render-config", str(project), "-o", str(out), "--weight", "GpuAware=5", "--force").code == 0
+    assert "weight: 5" in out.read_text()
+
+
+BAD = [
+    (["--weight", "GpuAware=0"], "GpuAware=0"),
+    (["--weight", "GpuAware=-1"], "GpuAware=-1"),
+    (["--weight", "GpuAware=abc"], "GpuAware=abc"),
+    (["--weight", "Other=2"], "'Other'"),
+    (["--weight", "GpuAware"], "PLUGIN=N"),
+    (["--api-version", "v1beta3", "--k8s", "1.29"], "v1beta3"),
+    (["--api-version", "v1beta2"], "v1beta2"),
+    (["--k8s", "1.27.0"], "1.27"),
+    (["--format", "xml"], "'xml'"),
+    (["--leader-elect", "maybe"], "'maybe'"),
+    (["--percentage-of-nodes-to-score", "101"], "101"),
+    (["--scheduler-name", "default-scheduler"], "'default-scheduler'"),
+]
+
+
+@pytest.mark.parametrize(("args", "named"), BAD)
+def test_bad_input(kplugin: K, project: Path, tmp_path: Path, args: list[str], named: str) -> None:
+    out = tmp_path / "out.yaml"
+    run = kplugin("render-config", str(project), *args, "-o", str(out))
+    assert run.code == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0], run.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        ("nodeLabel: [unclosed\n", "not valid YAML"),
+        ('{"nodeLabel": ', "not valid YAML"),
+        ("nodeLable: x\n", "unknown field 'nodeLable'"),
+        ("nodeLabel: 7\n", "nodeLabel must be a string"),
+        ("resourceName: ['cpu']\n", "resourceName must be a string"),
+        ("nodeLabel: 'bad key!'\n", "nodeLabel 'bad key!'"),
+        ("- a\n- b\n", "must be a mapping"),
+    ],
+)
+def test_bad_args_file(kplugin: K, project: Path, tmp_path: Path, content: str, named: str) -> None:
+    args = tmp_path / "args.yaml"
+    args.write_text(content)
+    out = tmp_path / "out.yaml"
+    run = kplugin("render-config", str(project), "--args", str(args), "-o", str(out))
+    assert run.code == 2, run.stderr
+    assert named in run.stderr and str(args) in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_output_in_missing_directory(kplugin: K, project: Path, tmp_path: Path) -> None:
+    run = kplugin("render-config", str(project), "-o", str(tmp_path / "missing/config.yaml"))
+    assert run.code == 2 and "does not exist" in run.stderr
+    assert not (tmp_path / "missing").exists()
+
+
+def test_not_a_project(kplugin: K, tmp_path: Path) -> None:
+    run = kplugin("render-config", str(tmp_path))
+    assert run.code == 2 and "not a kplugin project" in run.stderr
+
+
+def test_corrupt_project_file(kplugin: K, project: Path) -> None:
+    (project / "kplugin.yaml").write_text("name: [\n")
+    run = kplugin("render-config", str(project))
+    assert run.code == 2 and "kplugin.yaml" in run.stderr and "not valid YAML" in run.stderr
+
+
+HAND_WRITTEN = """\
+# Cluster scheduler configuration, maintained by hand.
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true   # keep HA
+  resourceName: gpu-aware
+  resourceNamespace: kube-system
+profiles:
+- schedulerName: default-scheduler
+  # the default profile: untouched by kplugin
+  plugins:
+    score:
+      enabled:
+      - name: ImageLocality
+        weight: 5  # images are big here
+- schedulerName: gpu-aware
+  plugins:
+    score:
+      enabled:
+      - name: NodeResourcesFit
+        weight: 2  # ours
+      - name: GpuAware
+        weight: 9
+  pluginConfig:
+  - name: GpuAware
+    args:
+      resourceName: memory
+"""
+
+
+def test_merge_keeps_comments_and_other_profiles(kplugin: K, project: Path, tmp_path: Path) -> None:
+    existing = tmp_path / "scheduler.yaml"
+    existing.write_text(HAND_WRITTEN)
+    run = kplugin("render-config", str(project), "--merge", str(existing), "--weight", "GpuAware=4")
+    assert run.code == 0, run.stderr
+    merged = existing.read_text()
+    # byte for byte up to the changed profile
+    head = HAND_WRITTEN[: HAND_WRITTEN.index("- schedulerName: gpu-aware")]
+    assert merged.startswith(head)
+    assert "weight: 2  # ours" in merged
+    doc = load(merged)
+    default, ours = doc["profiles"]
+    assert default == load(HAND_WRITTEN)["profiles"][0]
+    assert ours["plugins"]["score"]["enabled"] == [
+        {"name": "NodeResourcesFit", "weight": 2},
+        {"name": "GpuAware", "weight": 4},
+    ]
+    assert ours["plugins"]["preFilter"] == {"enabled": [{"name": "GpuAware"}]}
+    assert ours["pluginConfig"] == [{"name": "GpuAware", "args": {"resourceName": "cpu"}}]
+
+
+def test_merge_adds_a_missing_profile(kplugin: K, project: Path, tmp_path: Path) -> None:
+    existing = tmp_path / "scheduler.yaml"
+    existing.write_text(HAND_WRITTEN)
+    run = kplugin("render-config", str(project), "--merge", str(existing), "--scheduler-name", "gpu-two")
+    assert run.code == 0, run.stderr
+    merged = existing.read_text()
+    assert merged.startswith(HAND_WRITTEN)
+    assert [p["schedulerName"] for p in load(merged)["profiles"]] == ["default-scheduler", "gpu-aware", "gpu-two"]
+
+
+def test_merge_malformed(kplugin: K, project: Path, tmp_path: Path) -> None:
+    existing = tmp_path / "scheduler.yaml"
+    existing.write_text("profiles: [\n")
+    run = kplugin("render-config", str(project), "--merge", str(existing))
+    assert run.code == 2 and "not valid YAML" in run.stderr
+    assert existing.read_text() == "profiles: [\n"
