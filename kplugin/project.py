@@ -35,15 +35,9 @@ def load(path: Path) -> Project:
     meta_file = root / PROJECT_FILE
     if not meta_file.is_file():
         raise UsageError(f"{path} is not a kplugin project (no {PROJECT_FILE}); run kplugin new first")
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from kplugin import yamlio
 
-    try:
-        raw: Any = YAML(typ="safe").load(meta_file)
-    except YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise UsageError(f"{meta_file}{where} is not valid YAML; restore it from version control") from None
+    raw: Any = yamlio.load_file(meta_file, "project file")
     try:
         plugins = tuple(
             PluginSpec(

@@ -54,24 +54,9 @@ def args_problems(plugin: str, args: Any, fields: dict[str, str]) -> list[tuple[
     return problems
 
 
-def load_yaml_file(path: Path, what: str) -> Any:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    if not path.is_file():
-        raise UsageError(f"{what} {path}: no such file")
-    try:
-        return YAML(typ="safe").load(path)
-    except YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise UsageError(f"{what} {path} is not valid YAML{where}: {problem}") from None
-
-
 def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:
     """--args FILE: {Plugin: {field: value}}, or the args of a one-plugin project."""
-    data = load_yaml_file(path, "--args")
+    data = yamlio.load_file(path, "--args")
     names = [p.name for p in project.plugins]
     if isinstance(data, dict) and data and all(key in names for key in data):
         by_plugin = data
@@ -185,9 +170,7 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
         yaml.indent(mapping=indent or 2, sequence=(indent or 2) + (offset or 0), offset=offset or 0)
         doc = yaml.load(text)
     except YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise UsageError(f"--merge {existing} is not valid YAML{where}") from None
+        raise UsageError(f"--merge {existing} is not valid YAML{yamlio.describe_error(err)}") from None
     if not isinstance(doc, dict) or doc.get("kind") != "KubeSchedulerConfiguration":
         raise UsageError(f"--merge {existing} is not a KubeSchedulerConfiguration")
     ours = {p.name for p in config.plugins}

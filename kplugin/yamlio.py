@@ -13,6 +13,7 @@ import io
 import re
 from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -58,3 +59,27 @@ def dump_all(documents: Iterable[Any]) -> str:
     stream = io.StringIO()
     _yaml().dump_all(list(documents), stream)
     return stream.getvalue()
+
+
+def describe_error(err: Exception) -> str:
+    """' at line N: problem' for a ruamel YAMLError, as error messages show it."""
+    mark = getattr(err, "problem_mark", None)
+    where = f" at line {mark.line + 1}" if mark is not None else ""
+    problem = getattr(err, "problem", None) or (str(err).splitlines() or ["unreadable"])[0]
+    return f"{where}: {problem}"
+
+
+def load_file(path: Path, what: str) -> Any:
+    """Safe-load one YAML (or JSON) file; a missing or malformed file is a UsageError
+    that names ``what`` and the file."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from kplugin.errors import UsageError
+
+    if not path.is_file():
+        raise UsageError(f"{what} {path}: no such file")
+    try:
+        return YAML(typ="safe").load(path)
+    except YAMLError as err:
+        raise UsageError(f"{what} {path} is not valid YAML{describe_error(err)}") from None
