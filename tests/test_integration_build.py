@@ -150,3 +150,28 @@ def test_other_kubernetes_version_refused(kplugin: Callable[..., Run], project: 
     run = kplugin("build", str(project), "--k8s", "1.28.4")
     assert run.code == 2
     assert "pinned to Kubernetes 1.28.3" in run.stderr
+
+
+def test_legacy_builder_fallback(
+    kplugin: Callable[..., Run], project: Path, go_image: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Without a BuildKit-capable docker CLI, the SDK's legacy builder builds the same
+    Dockerfile minus its cache mounts, and the result is verified the same way."""
+    from kplugin import build
+
+    monkeypatch.setattr(build, "buildkit_cli", lambda: None)
+    result = build_json(
+        kplugin,
+        str(project),
+        "--builder",
+        "docker",
+        *DOCKER_ARGS,
+        "--image",
+        "gpu-aware:legacy-test",
+        "--output",
+        str(tmp_path),
+    )
+    assert "legacy builder" in str(result["reason"])
+    assert result["image_user"] == "65532:65532"
+    (binary,) = result["binaries"]  # type: ignore[misc]
+    assert binary["version"] == "Kubernetes v1.28.3" and binary["static"]
