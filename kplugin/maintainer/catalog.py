@@ -26,16 +26,33 @@ MAX_PATCH_PROBE = 40
 # Facts the templates switch on, read from the release sources (see KUBERNETES.md).
 # Only minors listed with "templates": true are offered to users; the rest are data
 # waiting for their templates.
+_BASE_SHAPE: dict[str, Any] = {
+    "templates": True,
+    "factory_ctx": True,
+    "testing_import": "k8s.io/kubernetes/pkg/scheduler/testing/framework",
+    "score_node_arg": "nodeName",
+    "prescore_nodes": "nodeinfos",
+    "prefilter_results": 3,
+    "fwk_split": "none",
+}
 SHAPES: dict[str, dict[str, Any]] = {
+    # framework.PluginFactory without ctx; test helpers in pkg/scheduler/testing
     "1.28": {
-        "templates": True,
+        **_BASE_SHAPE,
         "factory_ctx": False,
         "testing_import": "k8s.io/kubernetes/pkg/scheduler/testing",
-        "score_node_arg": "nodeName",
         "prescore_nodes": "nodes",
-        "events_to_register": "plain",
-        "fwk_split": "none",
+        "prefilter_results": 2,
     },
+    # factory gains ctx; helpers move to testing/framework
+    "1.29": {**_BASE_SHAPE, "prescore_nodes": "nodes", "prefilter_results": 2},
+    # PreScore/RunScorePlugins take []*NodeInfo
+    "1.30": {**_BASE_SHAPE, "prefilter_results": 2},
+    # RunPreFilterPlugins also returns the unschedulable plugins
+    "1.31": dict(_BASE_SHAPE),
+    "1.32": dict(_BASE_SHAPE),
+    # Score takes *NodeInfo instead of the node name
+    "1.33": {**_BASE_SHAPE, "score_node_arg": "nodeInfo"},
 }
 
 
@@ -51,7 +68,7 @@ def module_info(path: str, version: str) -> dict[str, Any] | None:
     return go_json("list", "-m", "-json", f"{path}@{version}")
 
 
-def newest_patch(minor: str) -> int | None:
+def served_patches(minor: str) -> list[int]:
     with ThreadPoolExecutor(max_workers=8) as pool:
         found = list(
             pool.map(
@@ -59,8 +76,39 @@ def newest_patch(minor: str) -> int | None:
                 range(MAX_PATCH_PROBE),
             )
         )
-    patches = [p for p, ok in enumerate(found) if ok]
-    return max(patches) if patches else None
+    return [p for p, ok in enumerate(found) if ok]
+
+
+def downloadable(path: str, version: str) -> bool:
+    """The proxy serves the module's zip, not only its .info and .mod (here it may not)."""
+    result = go_json("mod", "download", "-json", f"{path}@{version}")
+    return result is not None and not result.get("Error")
+
+
+def untagged_staging(staging: list[str], version: str) -> list[str]:
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        tagged = list(pool.map(lambda m: module_info(m, version) is not None, staging))
+    missing = [m for m, ok in zip(staging, tagged, strict=True) if not ok]
+    compiled = [m for m in staging if m not in missing and not m.startswith("k8s.io/sample-")]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        zips = list(pool.map(lambda m: downloadable(m, version), compiled))
+    return missing + [m for m, ok in zip(compiled, zips, strict=True) if not ok]
+
+
+def newest_patch(minor: str) -> int | None:
+    """The newest patch whose staging modules the proxy serves (sample-* excepted: they
+    are never compiled); a patch missing one cannot be built."""
+    for patch in sorted(served_patches(minor), reverse=True):
+        info = module_info("k8s.io/kubernetes", f"v{minor}.{patch}")
+        assert info is not None
+        staging = sorted(
+            set(re.findall(r"^\s*(k8s\.io/[\w.-]+) => \./staging/", Path(info["GoMod"]).read_text(), re.M))
+        )
+        missing = untagged_staging(staging, f"v0.{minor.split('.')[1]}.{patch}")
+        if all(m.startswith("k8s.io/sample-") for m in missing):
+            return patch
+        print(f"{minor}.{patch}: skipped, not served: {', '.join(missing)}", file=sys.stderr)
+    return None
 
 
 def read_minor(minor: str) -> dict[str, Any] | None:
@@ -75,9 +123,7 @@ def read_minor(minor: str) -> dict[str, Any] | None:
     staging = sorted(set(re.findall(r"^\s*(k8s\.io/[\w.-]+) => \./staging/", gomod, re.M)))
     _, y, _ = version.lstrip("v").split(".")
     staging_version = f"v0.{y}.{patch}"
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        tagged = list(pool.map(lambda m: module_info(m, staging_version) is not None, staging))
-    untagged = [m for m, ok in zip(staging, tagged, strict=True) if not ok]
+    untagged = untagged_staging(staging, staging_version)
 
     source = go_json("mod", "download", "-json", f"k8s.io/kubernetes@{version}")
     go_version = None
@@ -109,7 +155,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--first", default="1.28", help="oldest minor (default 1.28)")
     parser.add_argument("--write", action="store_true", help=f"write {CATALOG}")
+    parser.add_argument("--only", help="refresh only these comma-separated minors, keep the rest")
     args = parser.parse_args(argv)
+    if args.only:
+        data = json.loads(CATALOG.read_text())
+        for minor in args.only.split(","):
+            entry = read_minor(minor)
+            if entry is None:
+                raise SystemExit(f"{minor}: no usable patch")
+            print(f"{minor}: v{minor}.{entry['newest_patch']}", file=sys.stderr)
+            data["minors"][minor] = entry
+        text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+        if args.write:
+            CATALOG.write_text(text)
+        else:
+            sys.stdout.write(text)
+        return 0
     major, first = (int(x) for x in args.first.split("."))
     minors: dict[str, Any] = {}
     y = first

@@ -60,7 +60,11 @@ func BenchmarkScore(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+{% if c._shape.score_node_arg == "nodeInfo" %}
+		if _, status := pl.Score(ctx, nil, pod, h.NodeInfo(names[i%len(names)])); !status.IsSuccess() {
+{% else %}
 		if _, status := pl.Score(ctx, nil, pod, names[i%len(names)]); !status.IsSuccess() {
+{% endif %}
 			b.Fatal(status.AsError())
 		}
 	}

@@ -2,6 +2,7 @@
 {% set P = c.plugin_name %}
 {% set uses_state = c.prefilter or c.prescore %}
 {% set uses_demand = c.prefilter or c.filter or c.prescore or c.score %}
+{% set uses_fmt = c.filter or (c.score and c._shape.score_node_arg != "nodeInfo") %}
 // Package {{ c.package }} implements the {{ P }} scheduler plugin.
 //
 // This file is yours: kplugin generated it once and never rewrites it.
@@ -9,7 +10,7 @@ package {{ c.package }}
 
 import (
 	"context"
-{% if uses_demand %}
+{% if uses_fmt %}
 	"fmt"
 {% endif %}
 {% if c.permit %}
@@ -183,7 +184,11 @@ func (pl *{{ P }}) Filter(_ context.Context, state *framework.CycleState, pod *v
 
 // PreScore computes the pod's demand once for the Score calls that follow (it may
 // already be in CycleState from PreFilter).
+{% if c._shape.prescore_nodes == "nodeinfos" %}
+func (pl *{{ P }}) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
+{% else %}
 func (pl *{{ P }}) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*v1.Node) *framework.Status {
+{% endif %}
 	if _, err := state.Read(stateKey); err != nil {
 		state.Write(stateKey, &demandState{amount: podRequest(pod, pl.args.ResourceName)})
 	}
@@ -194,11 +199,15 @@ func (pl *{{ P }}) PreScore(_ context.Context, state *framework.CycleState, pod 
 
 // Score returns how much of Args.ResourceName the node would have left after placing
 // the pod. The raw amount is mapped onto [MinNodeScore, MaxNodeScore] by NormalizeScore.
+{% if c._shape.score_node_arg == "nodeInfo" %}
+func (pl *{{ P }}) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+{% else %}
 func (pl *{{ P }}) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeName string) (int64, *framework.Status) {
 	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(nodeName)
 	if err != nil {
 		return 0, framework.AsStatus(fmt.Errorf("getting node %s from the snapshot: %w", nodeName, err))
 	}
+{% endif %}
 	left := pl.free(nodeInfo) - pl.demand(state, pod)
 	if left < 0 {
 		left = 0

@@ -23,6 +23,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 )
 
@@ -48,6 +49,8 @@ type Harness struct {
 
 // New builds the framework. Pods whose spec.nodeName is set are placed on that node.
 func New(ctx context.Context, nodes []*v1.Node, pods []*v1.Pod, plugins ...Plugin) (*Harness, error) {
+	// The framework records plugin metrics; from 1.32 it needs them registered.
+	schedmetrics.Register()
 	infos := &snapshot{}
 	objects := make([]runtime.Object, 0, len(nodes)+len(pods))
 	for _, node := range nodes {
