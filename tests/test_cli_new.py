@@ -230,3 +230,27 @@ def test_generated_tree_layout(kplugin: New, tmp_path: Path) -> None:
     ]:
         assert needle in dockerfile, needle
     assert "help:" in files["Makefile"].decode()
+
+
+def test_top_level_help_summaries_match_commands() -> None:
+    """The top-level help lists commands from SUMMARIES without importing them."""
+    import importlib
+
+    from kplugin.cli import COMMANDS, SUMMARIES, app
+
+    assert set(SUMMARIES) == set(COMMANDS)
+    for module in COMMANDS.values():
+        importlib.import_module(module)
+    docs = {
+        info.name or info.callback.__name__.replace("_", "-"): (info.callback.__doc__ or "").strip().splitlines()[0]
+        for info in app.registered_commands
+        if info.callback is not None and info.callback.__name__ != "_listed_only"
+    }
+    for name, summary in SUMMARIES.items():
+        assert docs[name] == summary, name
+
+
+def test_top_level_help_lists_every_command() -> None:
+    proc = subprocess.run([sys.executable, "-m", "kplugin", "--help"], capture_output=True, text=True, check=True)
+    for name in ["new", "build", "render-config", "doctor", "versions"]:
+        assert f"  {name} " in proc.stdout

@@ -52,24 +52,39 @@ COMMANDS = {
     "doctor": "kplugin.cli.doctor",
     "versions": "kplugin.cli.versions",
 }
+# The first line of each command's docstring, for the top-level help: listing the
+# commands then needs none of their modules (a test keeps these equal to the docstrings).
+SUMMARIES = {
+    "new": "Generate a complete scheduler plugin project.",
+    "build": "Build the project's kube-scheduler (static) and its image, then verify the binary.",
+    "render-config": "Render the KubeSchedulerConfiguration for the project and a Kubernetes version.",
+    "doctor": "Find what silently breaks scheduler plugins in production. Exit 1 on any error.",
+    "versions": "The Kubernetes versions kplugin generates for.",
+}
 
-__all__ = ["COMMANDS", "app", "main"]
+__all__ = ["COMMANDS", "SUMMARIES", "app", "main"]
 
 
 def register(args: list[str]) -> None:
-    """Import the command module(s) ``args`` need: the one named, none for a bare
-    --version, all of them for help or anything unrecognised."""
+    """Import the command module ``args`` names. For a bare --version nothing; for the
+    top-level help (or a word that is no command) parameterless stand-ins that only
+    carry the commands' names and summaries."""
     import importlib
 
+    # main() may run more than once in a process (tests): stand-ins never shadow commands
+    app.registered_commands = [c for c in app.registered_commands if c.callback is not _listed_only]
     words = [a for a in args if not a.startswith("-")]
     if words and words[0] in COMMANDS:
-        modules = [COMMANDS[words[0]]]
-    elif not words and "--version" in args and "--help" not in args:
-        modules = []
-    else:
-        modules = list(COMMANDS.values())
-    for module in modules:
-        importlib.import_module(module)
+        importlib.import_module(COMMANDS[words[0]])
+    elif words or "--help" in args or not args or "--version" not in args:
+        real = {c.name for c in app.registered_commands}
+        for name, summary in SUMMARIES.items():
+            if name not in real:
+                app.command(name, help=summary)(_listed_only)
+
+
+def _listed_only() -> None:  # pragma: no cover - stands in for a command in the help only
+    raise RuntimeError("command module not imported")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -87,6 +102,9 @@ def main(argv: list[str] | None = None) -> None:
             code = returned
     except click.exceptions.Exit as exit_:
         code = exit_.exit_code
+    except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # click >= 8.2
+        sys.stderr.write(err.format_message() + "\n")
+        code = 2
     except click.exceptions.Abort:
         sys.stderr.write("kplugin: aborted\n")
         code = 130
