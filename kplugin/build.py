@@ -9,8 +9,6 @@ import os
 import platform as host_platform
 import re
 import shutil
-import signal
-import subprocess
 import tarfile
 import tempfile
 from collections.abc import Callable, Iterator
@@ -361,10 +359,9 @@ def buildkit_cli() -> str | None:
     """A docker CLI on PATH that builds with BuildKit: one with the buildx plugin, or a
     pre-23 one whose built-in BuildKit DOCKER_BUILDKIT=1 turns on. The first in PATH order."""
     for cli in _docker_clis():
-        check = subprocess.run([cli, "buildx", "version"], capture_output=True, text=True, check=False)
-        if check.returncode == 0:
+        if proc.probe([cli, "buildx", "version"], timeout=30).returncode == 0:
             return cli
-        version = subprocess.run([cli, "--version"], capture_output=True, text=True, check=False).stdout
+        version = proc.probe([cli, "--version"], timeout=30).stdout
         match = re.search(r"version (\d+)\.", version)
         if match and int(match[1]) < 23:
             return cli
@@ -387,34 +384,19 @@ def _buildkit(
     if request.network:
         cmd += ["--network", request.network]
     cmd.append(str(request.project.root))
-    env = {**os.environ, "DOCKER_BUILDKIT": "1"}
-    lines: list[str] = []
     progress("docker build (BuildKit)")
-    with subprocess.Popen(
-        cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    ) as process:
-        try:
-            assert process.stdout is not None
-            for raw in process.stdout:
-                line = raw.rstrip("\n")
-                lines.append(line)
-                if request.log:
-                    request.log(line)
-                step = re.match(r"#\d+ \[([^\]]+)\] (.*)", line)
-                if step:
-                    progress(f"docker build: [{step[1]}] {step[2][:80]}")
-            code = process.wait()
-        except BaseException:
-            # Ctrl-C: stop the build; BuildKit drops its temporary state with the session
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            raise
-    if code != 0:
-        err = ToolError(cmd, code, "\n".join(lines), f"docker build failed (exit {code})")
-        raise compile_failure(err)
+
+    def on_line(line: str) -> None:
+        if request.log:
+            request.log(line)
+        step = re.match(r"#\d+ \[([^\]]+)\] (.*)", line)
+        if step:
+            progress(f"docker build: [{step[1]}] {step[2][:80]}")
+
+    try:
+        proc.stream(cmd, on_line, env={"DOCKER_BUILDKIT": "1"}, what="docker build")
+    except ToolError as err:
+        raise compile_failure(err) from err
 
 
 def dockerfile_without_buildkit(text: str) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from kplugin.errors import OperationError, ToolError
@@ -45,3 +46,60 @@ def run(
     if proc.returncode != 0:
         raise ToolError(cmd, proc.returncode, proc.stdout, f"{label} failed (exit {proc.returncode})")
     return proc.stdout
+
+
+def probe(cmd: Sequence[str], *, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` for its answer, whatever its exit code (stdout and stderr apart).
+    Only a command that cannot be started at all raises."""
+    try:
+        return subprocess.run(
+            list(cmd), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except OSError as err:
+        raise OperationError(f"cannot run {cmd[0]}: {err.strerror or err}") from err
+    except subprocess.TimeoutExpired as err:
+        raise OperationError(f"{cmd[0]} did not finish within {timeout:.0f}s") from err
+
+
+def stream(
+    cmd: Sequence[str],
+    on_line: Callable[[str], None],
+    *,
+    env: Mapping[str, str] | None = None,
+    what: str | None = None,
+) -> str:
+    """Run ``cmd``, handing each output line to ``on_line`` as it comes; return the
+    whole output or raise ToolError. On Ctrl-C the command gets SIGINT (so it can clean
+    up) before the interrupt goes on."""
+    label = what or " ".join(cmd[:2])
+    lines: list[str] = []
+    try:
+        process = subprocess.Popen(
+            list(cmd),
+            env={**os.environ, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    except FileNotFoundError:
+        raise OperationError(f"{cmd[0]} not found on PATH; install it to {label}") from None
+    with process:
+        try:
+            assert process.stdout is not None
+            for raw in process.stdout:
+                line = raw.rstrip("\n")
+                lines.append(line)
+                on_line(line)
+            code = process.wait()
+        except BaseException:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            raise
+    output = "\n".join(lines)
+    if code != 0:
+        raise ToolError(cmd, code, output, f"{label} failed (exit {code})")
+    return output

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.errors import UsageError
-from kplugin.spec import ExtensionPoint, PluginSpec, parse_extension_points
+from kplugin.spec import PluginSpec, parse_extension_points
 from kplugin.versions import KubeVersion, Target, resolve
 
 PROJECT_FILE = "kplugin.yaml"
@@ -58,7 +58,3 @@ def load(path: Path) -> Project:
         )
     except (KeyError, TypeError) as err:
         raise UsageError(f"{meta_file} is missing or has a malformed field {err}; restore it") from None
-
-
-def plugin_points(project: Project) -> dict[str, tuple[ExtensionPoint, ...]]:
-    return {p.name: p.extension_points for p in project.plugins}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin import yamlio
-from kplugin.errors import OperationError, UsageError
+from kplugin.errors import UsageError
 from kplugin.project import Project
 from kplugin.schedconfig import ARGS_DEFAULTS, MAX_WEIGHT, SchedulerConfig
 from kplugin.spec import ExtensionPoint, validate_scheduler_name
@@ -200,8 +200,9 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
 
 def validate(binary: Path, text: str) -> tuple[bool, str]:
     """Load the config with the real kube-scheduler: (accepted, its exact error or 'ok')."""
-    import subprocess
     import tempfile
+
+    from kplugin import proc
 
     with tempfile.TemporaryDirectory(prefix="kplugin-validate-") as tmp:
         config, written = Path(tmp) / "config.yaml", Path(tmp) / "written.yaml"
@@ -215,15 +216,10 @@ def validate(binary: Path, text: str) -> tuple[bool, str]:
             "--secure-port=0",
             "--master=https://127.0.0.1:1",
         ]
-        try:
-            proc = subprocess.run(
-                cmd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False
-            )
-        except OSError as err:
-            raise OperationError(f"cannot run {binary}: {err.strerror or err}") from err
-        if proc.returncode == 0 and written.is_file():
+        result = proc.probe(cmd)
+        if result.returncode == 0 and written.is_file():
             return True, "accepted"
-        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
         failed = [line for line in lines if "command failed" in line or "err=" in line]
         message = (failed or lines or ["no output"])[-1]
         match = re.search(r'err="(.*)"\s*$', message)

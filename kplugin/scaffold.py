@@ -17,23 +17,9 @@ from kplugin.templating import render_tree
 PROJECT_FILE = "kplugin.yaml"
 
 
-_EXTENSION_GO_NAMES = {
-    ExtensionPoint.QUEUE_SORT: "QueueSort",
-    ExtensionPoint.PRE_FILTER: "PreFilter",
-    ExtensionPoint.FILTER: "Filter",
-    ExtensionPoint.PRE_SCORE: "PreScore",
-    ExtensionPoint.SCORE: "Score",
-    ExtensionPoint.RESERVE: "Reserve",
-    ExtensionPoint.PERMIT: "Permit",
-    ExtensionPoint.PRE_BIND: "PreBind",
-    ExtensionPoint.POST_BIND: "PostBind",
-}
-
-
 @dataclass
 class Result:
     dest: Path
-    plan: FilePlan
     changes: list[tuple[PurePosixPath, Change]]
     notices: list[str] = field(default_factory=list)
 
@@ -88,7 +74,7 @@ def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
         **flags,
         "package": plugin.package,
         "plugin_name": plugin.name,
-        "_extensions": [_EXTENSION_GO_NAMES[p] for p in plugin.extension_points],
+        "_extensions": [p.go_name for p in plugin.extension_points],
     }
 
 
@@ -175,7 +161,7 @@ def new_project(
     moved into place (``go mod tidy``) and returns notices; a failure leaves nothing."""
     plan = build_plan(spec, dest)
     plan.check_destination(force)
-    result = Result(dest=dest, plan=plan, changes=plan.changes())
+    result = Result(dest=dest, changes=plan.changes())
     if dry_run:
         return result
     notices: list[str] = []

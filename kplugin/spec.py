@@ -28,6 +28,11 @@ class ExtensionPoint(enum.StrEnum):
         """The key under ``profiles[].plugins`` in KubeSchedulerConfiguration."""
         return _CONFIG_NAMES[self]
 
+    @property
+    def go_name(self) -> str:
+        """The extension point as the framework names it: QueueSort, PreFilter, ..."""
+        return self.config_name[0].upper() + self.config_name[1:]
+
 
 _CONFIG_NAMES = {
     ExtensionPoint.QUEUE_SORT: "queueSort",
