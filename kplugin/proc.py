@@ -16,6 +16,16 @@ def which(tool: str) -> str | None:
     return shutil.which(tool)
 
 
+def _cannot_start(cmd: Sequence[str], label: str, err: OSError) -> OperationError:
+    if isinstance(err, FileNotFoundError):
+        return OperationError(f"{cmd[0]} not found on PATH; install it to {label}")
+    return OperationError(f"cannot run {cmd[0]}: {err.strerror or err}")
+
+
+def _failed(cmd: Sequence[str], code: int, output: str, label: str) -> ToolError:
+    return ToolError(cmd, code, output, f"{label} failed (exit {code})")
+
+
 def run(
     cmd: Sequence[str],
     *,
@@ -39,12 +49,12 @@ def run(
             timeout=timeout,
             check=False,
         )
-    except FileNotFoundError:
-        raise OperationError(f"{cmd[0]} not found on PATH; install it to {label}") from None
+    except OSError as err:
+        raise _cannot_start(cmd, label, err) from None
     except subprocess.TimeoutExpired as err:
         raise OperationError(f"{label} did not finish within {timeout:.0f}s") from err
     if proc.returncode != 0:
-        raise ToolError(cmd, proc.returncode, proc.stdout, f"{label} failed (exit {proc.returncode})")
+        raise _failed(cmd, proc.returncode, proc.stdout, label)
     return proc.stdout
 
 
@@ -56,7 +66,7 @@ def probe(cmd: Sequence[str], *, timeout: float = 120) -> subprocess.CompletedPr
             list(cmd), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, check=False
         )
     except OSError as err:
-        raise OperationError(f"cannot run {cmd[0]}: {err.strerror or err}") from err
+        raise _cannot_start(cmd, cmd[0], err) from None
     except subprocess.TimeoutExpired as err:
         raise OperationError(f"{cmd[0]} did not finish within {timeout:.0f}s") from err
 
@@ -82,8 +92,8 @@ def stream(
             stderr=subprocess.STDOUT,
             text=True,
         )
-    except FileNotFoundError:
-        raise OperationError(f"{cmd[0]} not found on PATH; install it to {label}") from None
+    except OSError as err:
+        raise _cannot_start(cmd, label, err) from None
     with process:
         try:
             assert process.stdout is not None
@@ -101,5 +111,5 @@ def stream(
             raise
     output = "\n".join(lines)
     if code != 0:
-        raise ToolError(cmd, code, output, f"{label} failed (exit {code})")
+        raise _failed(cmd, code, output, label)
     return output

@@ -74,9 +74,10 @@ def register(args: list[str]) -> None:
     # main() may run more than once in a process (tests): stand-ins never shadow commands
     app.registered_commands = [c for c in app.registered_commands if c.callback is not _listed_only]
     words = [a for a in args if not a.startswith("-")]
+    bare_version = not words and "--version" in args and "--help" not in args
     if words and words[0] in COMMANDS:
         importlib.import_module(COMMANDS[words[0]])
-    elif words or "--help" in args or not args or "--version" not in args:
+    elif not bare_version:
         real = {c.name for c in app.registered_commands}
         for name, summary in SUMMARIES.items():
             if name not in real:
