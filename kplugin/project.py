@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kplugin.errors import UsageError
-from kplugin.spec import PluginSpec, parse_extension_points
+from kplugin.goapi import NATIVE
+from kplugin.spec import PluginSpec, ProjectSpec, parse_extension_points, validate_api
 from kplugin.versions import KubeVersion, Target, resolve
 
 PROJECT_FILE = "kplugin.yaml"
@@ -23,10 +24,25 @@ class Project:
     image: str
     plugins: tuple[PluginSpec, ...]
     args_fields: dict[str, dict[str, str]]
+    api: str = NATIVE
+    # sha256 of each managed file as kplugin last wrote it (empty for projects of 0.1.0)
+    generated: dict[str, str] = field(default_factory=dict)
 
     @property
     def version(self) -> KubeVersion:
         return self.target.version
+
+    def spec(self, target: Target | None = None, plugins: tuple[PluginSpec, ...] | None = None) -> ProjectSpec:
+        """The spec this project was generated from, optionally for another target or
+        with other plugins."""
+        return ProjectSpec(
+            name=self.name,
+            module=self.module,
+            target=target or self.target,
+            scheduler_name=self.scheduler_name,
+            plugins=plugins if plugins is not None else self.plugins,
+            api=self.api,
+        )
 
 
 def load(path: Path) -> Project:
@@ -55,6 +71,14 @@ def load(path: Path) -> Project:
             image=str(raw["image"]),
             plugins=plugins,
             args_fields={str(p["name"]): dict(p.get("args") or {}) for p in raw["plugins"]},
+            # kplugin 0.1.0 wrote no api key and generated against the framework directly
+            api=validate_api(str(raw.get("api", NATIVE))),
+            generated={str(k): str(v) for k, v in (raw.get("generated") or {}).items()},
         )
-    except (KeyError, TypeError) as err:
-        raise UsageError(f"{meta_file} is missing or has a malformed field {err}; restore it") from None
+    except UsageError as err:  # a value check written for flags: name the file instead
+        message = str(err).replace("--k8s ", "kubernetes: ").replace("--extension-points ", "extensionPoints: ")
+        raise UsageError(f"{meta_file}: {message.replace('--api ', 'api: ')}") from None
+    except (KeyError, TypeError, AttributeError, ValueError) as err:
+        raise UsageError(
+            f"{meta_file} is missing or has a malformed field ({err}); restore it from version control"
+        ) from None

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin import __version__, manifests, yamlio
+from kplugin import __version__, goapi, manifests, yamlio
 from kplugin.errors import OperationError
 from kplugin.plan import Change, FilePlan
 from kplugin.schedconfig import ARGS_DEFAULTS, ARGS_FIELDS, SchedulerConfig
@@ -15,6 +17,35 @@ from kplugin.spec import ExtensionPoint, PluginSpec, ProjectSpec
 from kplugin.templating import render_tree
 
 PROJECT_FILE = "kplugin.yaml"
+
+# Files kplugin writes once and never rewrites: the user's code and documents. Every
+# other file it renders is "managed": kplugin.yaml records its sha256, and upgrade and
+# add plugin rewrite it when it was not edited since (and stop when it was).
+USER_FILES = (
+    "README.md",
+    "cmd/scheduler/plugins.go",
+    "pkg/*/plugin.go",
+    "pkg/*/plugin_test.go",
+    "pkg/*/benchmark_test.go",
+    "pkg/*/args.go",
+    "pkg/*/args_test.go",
+    "pkg/*/register.go",
+    "pkg/*/zz_generated.deepcopy.go",
+)
+# Files kplugin keeps current by editing them, not by rendering them again.
+EDITED_FILES = ("go.mod", "go.sum", PROJECT_FILE)
+
+
+def is_user_file(path: PurePosixPath) -> bool:
+    return any(fnmatch.fnmatchcase(path.as_posix(), pattern) for pattern in USER_FILES)
+
+
+def is_managed(path: PurePosixPath) -> bool:
+    return not is_user_file(path) and path.as_posix() not in EDITED_FILES
+
+
+def digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
 
 
 @dataclass
@@ -38,13 +69,16 @@ def scheduler_config(spec: ProjectSpec) -> SchedulerConfig:
 
 def _common_context(spec: ProjectSpec) -> dict[str, Any]:
     version = spec.target.version
+    shape = dict(spec.target.release.shape)
     return {
         "project_name": spec.name,
         "module": spec.module,
         "scheduler_name": spec.scheduler_name,
         "k8s_version": str(version),
         "k8s_minor": version.minor_key,
-        "_shape": dict(spec.target.release.shape),
+        "api": spec.api,
+        "_shape": shape,
+        "_native": goapi.native_names(shape),
     }
 
 
@@ -74,16 +108,24 @@ def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
         **flags,
         "package": plugin.package,
         "plugin_name": plugin.name,
-        "_extensions": [p.go_name for p in plugin.extension_points],
+        "_names": goapi.names(spec.target.release.shape, spec.api),
+        "_points": [{"name": str(p), "interface": p.interface} for p in plugin.extension_points],
+        "_extensions": [p.go_name for p in plugin.extension_points if p.config_name],
     }
 
 
-def project_metadata(spec: ProjectSpec) -> dict[str, Any]:
+def project_metadata(
+    spec: ProjectSpec, generated: dict[str, str], args_fields: dict[str, dict[str, str]] | None = None
+) -> dict[str, Any]:
+    """kplugin.yaml: the spec, each plugin's Args fields (as recorded, or the sample
+    plugin's) and the sha256 of every managed file as generated."""
+    fields = args_fields or {}
     return {
         "kplugin": __version__,
         "name": spec.name,
         "module": spec.module,
         "kubernetes": str(spec.target.version),
+        "api": spec.api,
         "schedulerName": spec.scheduler_name,
         "image": image_name(spec),
         "plugins": [
@@ -91,10 +133,11 @@ def project_metadata(spec: ProjectSpec) -> dict[str, Any]:
                 "name": p.name,
                 "package": p.package,
                 "extensionPoints": [str(e) for e in p.extension_points],
-                "args": dict(ARGS_FIELDS),
+                "args": dict(fields.get(p.name) or ARGS_FIELDS),
             }
             for p in spec.plugins
         ],
+        "generated": dict(sorted(generated.items())),
     }
 
 
@@ -145,7 +188,8 @@ def build_plan(spec: ProjectSpec, dest: Path) -> FilePlan:
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
     for name, content in _chart(spec, config).items():
         plan.add(f"charts/{spec.name}/{name}", content)
-    plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec)))
+    generated = {str(path): digest(content) for path, content in plan.files.items() if is_managed(path)}
+    plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec, generated)))
     return plan
 
 

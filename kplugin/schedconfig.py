@@ -12,6 +12,7 @@ from kplugin.spec import ExtensionPoint, PluginSpec
 CONFIG_GROUP = "kubescheduler.config.k8s.io"
 LEASE_NAMESPACE = "kube-system"
 DEFAULT_QUEUE_SORT = "PrioritySort"
+DEFAULT_BINDER = "DefaultBinder"
 DEFAULT_LEASE = "kube-scheduler"
 MAX_WEIGHT = 2**31 - 1
 
@@ -43,7 +44,16 @@ class SchedulerConfig:
 
     def plugins_section(self) -> dict[str, Any]:
         plugins: dict[str, Any] = {}
-        queue_sort = any(p.has(ExtensionPoint.QUEUE_SORT) for p in self.plugins)
+        # Exactly one QueueSort plugin may be enabled; the first Bind plugin that does not
+        # Skip binds, and defaults come first: ours replace PrioritySort and DefaultBinder.
+        replaced = {
+            point: default
+            for point, default in (
+                (ExtensionPoint.QUEUE_SORT, DEFAULT_QUEUE_SORT),
+                (ExtensionPoint.BIND, DEFAULT_BINDER),
+            )
+            if any(p.has(point) for p in self.plugins)
+        }
         if self.multipoint:
             enabled = []
             for plugin in self.plugins:
@@ -52,11 +62,12 @@ class SchedulerConfig:
                     entry["weight"] = self.weights.get(plugin.name, 1)
                 enabled.append(entry)
             plugins["multiPoint"] = {"enabled": enabled}
-            if queue_sort:
-                # Exactly one QueueSort plugin may be enabled.
-                plugins["queueSort"] = {"disabled": [{"name": DEFAULT_QUEUE_SORT}]}
+            for point, default in replaced.items():
+                plugins[str(point.config_name)] = {"disabled": [{"name": default}]}
         else:
             for point in ExtensionPoint:
+                if point.config_name is None:
+                    continue
                 enabled = []
                 for plugin in self.plugins:
                     if plugin.has(point):
@@ -66,8 +77,8 @@ class SchedulerConfig:
                         enabled.append(entry)
                 if enabled:
                     plugins[point.config_name] = {"enabled": enabled}
-                    if point is ExtensionPoint.QUEUE_SORT:
-                        plugins[point.config_name]["disabled"] = [{"name": DEFAULT_QUEUE_SORT}]
+                    if point in replaced:
+                        plugins[point.config_name]["disabled"] = [{"name": replaced[point]}]
         if self.disable_default:
             multi = plugins.setdefault("multiPoint", {})
             multi["disabled"] = [{"name": name} for name in self.disable_default]

@@ -7,46 +7,77 @@ import re
 from dataclasses import dataclass, field
 
 from kplugin.errors import UsageError
+from kplugin.goapi import API_MODES, LAYER
 from kplugin.versions import Target
 
 
 class ExtensionPoint(enum.StrEnum):
-    """Scheduling Framework extension points kplugin can generate, in cycle order."""
+    """Scheduling Framework extension points kplugin can generate, in cycle order.
 
+    ``enqueueextensions`` is not an extension point of the configuration but an optional
+    interface (EventsToRegister) that tells the scheduler when to retry rejected pods.
+    """
+
+    PRE_ENQUEUE = "preenqueue"
     QUEUE_SORT = "queuesort"
     PRE_FILTER = "prefilter"
     FILTER = "filter"
+    POST_FILTER = "postfilter"
     PRE_SCORE = "prescore"
     SCORE = "score"
     RESERVE = "reserve"
     PERMIT = "permit"
     PRE_BIND = "prebind"
+    BIND = "bind"
     POST_BIND = "postbind"
+    ENQUEUE_EXTENSIONS = "enqueueextensions"
 
     @property
-    def config_name(self) -> str:
-        """The key under ``profiles[].plugins`` in KubeSchedulerConfiguration."""
-        return _CONFIG_NAMES[self]
+    def config_name(self) -> str | None:
+        """The key under ``profiles[].plugins`` in KubeSchedulerConfiguration (None for
+        EnqueueExtensions, which has no key of its own)."""
+        return _CONFIG_NAMES.get(self)
 
     @property
     def go_name(self) -> str:
-        """The extension point as the framework names it: QueueSort, PreFilter, ..."""
-        return self.config_name[0].upper() + self.config_name[1:]
+        """The extension point as the framework's test helpers name it: QueueSort, ..."""
+        return _INTERFACES[self].removesuffix("Plugin")
+
+    @property
+    def interface(self) -> str:
+        """The Go interface a plugin implements for it: FilterPlugin, EnqueueExtensions, ..."""
+        return _INTERFACES[self]
 
 
 _CONFIG_NAMES = {
+    ExtensionPoint.PRE_ENQUEUE: "preEnqueue",
     ExtensionPoint.QUEUE_SORT: "queueSort",
     ExtensionPoint.PRE_FILTER: "preFilter",
     ExtensionPoint.FILTER: "filter",
+    ExtensionPoint.POST_FILTER: "postFilter",
     ExtensionPoint.PRE_SCORE: "preScore",
     ExtensionPoint.SCORE: "score",
     ExtensionPoint.RESERVE: "reserve",
     ExtensionPoint.PERMIT: "permit",
     ExtensionPoint.PRE_BIND: "preBind",
+    ExtensionPoint.BIND: "bind",
     ExtensionPoint.POST_BIND: "postBind",
+}
+_INTERFACES = {point: (name[0].upper() + name[1:] + "Plugin") for point, name in _CONFIG_NAMES.items()} | {
+    ExtensionPoint.ENQUEUE_EXTENSIONS: "EnqueueExtensions"
 }
 
 DEFAULT_EXTENSION_POINTS = (ExtensionPoint.FILTER, ExtensionPoint.SCORE)
+# The points whose rejections the scheduler retries on the events EventsToRegister names.
+REJECTING_POINTS = frozenset(
+    {
+        ExtensionPoint.PRE_ENQUEUE,
+        ExtensionPoint.PRE_FILTER,
+        ExtensionPoint.FILTER,
+        ExtensionPoint.RESERVE,
+        ExtensionPoint.PERMIT,
+    }
+)
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -173,7 +204,24 @@ def parse_extension_points(value: str) -> tuple[ExtensionPoint, ...]:
             raise UsageError(
                 f"--extension-points: unknown extension point {name!r}; choose from {', '.join(ExtensionPoint)}"
             ) from None
-    return tuple(p for p in ExtensionPoint if p in points)
+    chosen = tuple(p for p in ExtensionPoint if p in points)
+    if not any(p.config_name for p in chosen):
+        raise UsageError(
+            f"--extension-points {value!r}: enqueueextensions alone is never called; add the points it serves, "
+            "e.g. filter,enqueueextensions"
+        )
+    if ExtensionPoint.ENQUEUE_EXTENSIONS in chosen and not points & REJECTING_POINTS:
+        raise UsageError(
+            f"--extension-points {value!r}: enqueueextensions only matters for a plugin that rejects pods; "
+            f"add one of {', '.join(p for p in ExtensionPoint if p in REJECTING_POINTS)}"
+        )
+    return chosen
+
+
+def validate_api(api: str) -> str:
+    if api not in API_MODES:
+        raise UsageError(f"--api {api!r}: choose layer (the default: one source for every version) or native")
+    return api
 
 
 @dataclass(frozen=True)
@@ -196,6 +244,7 @@ class ProjectSpec:
     target: Target
     scheduler_name: str
     plugins: tuple[PluginSpec, ...] = field(default_factory=tuple)
+    api: str = LAYER
 
     @classmethod
     def build(
@@ -206,6 +255,7 @@ class ProjectSpec:
         plugin: str | None = None,
         extension_points: str | None = None,
         scheduler_name: str | None = None,
+        api: str | None = None,
     ) -> ProjectSpec:
         """Validate every user-supplied value, in the order the user typed them."""
         validate_project_name(name)
@@ -217,4 +267,5 @@ class ProjectSpec:
             target=target,
             scheduler_name=validate_scheduler_name(scheduler_name or name),
             plugins=(PluginSpec(plugin_name, points),),
+            api=validate_api(api or LAYER),
         )

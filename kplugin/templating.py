@@ -6,6 +6,10 @@ and directory names are templates, every file is rendered with Jinja2 except tho
 matching ``_copy_without_render``, and undefined variables fail loudly. Unlike
 cookiecutter's own ``generate_files`` this renders into memory: nothing is written until
 the whole tree has rendered, so a template error leaves nothing behind.
+
+Two rules of our own: a file that renders to nothing but whitespace is not generated
+(how a tree leaves out a file for some inputs), and rendered ``.go`` files lose the
+imports they do not use and end in one newline, as gofmt leaves them (``gosource.tidy``).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from kplugin import gosource
 from kplugin.errors import OperationError
 
 Rendered = dict[PurePosixPath, bytes]
@@ -96,7 +101,12 @@ def render_tree(tree: str, context: Mapping[str, Any]) -> Rendered:
                 content = source.read_bytes()
             else:
                 template = env.get_template(source.relative_to(root).as_posix())
-                content = template.render(jinja_context).encode()
+                text = template.render(jinja_context)
+                if not text.strip():
+                    continue
+                if target.endswith(".go"):
+                    text = gosource.tidy(text)
+                content = text.encode()
             out[PurePosixPath(target)] = content
     except TemplateError as err:
         where = getattr(err, "filename", None) or tree

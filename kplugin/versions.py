@@ -51,6 +51,7 @@ class MinorRelease:
     config_api_versions: tuple[str, ...]
     staging_modules: tuple[str, ...]
     shape: dict[str, Any]
+    api_changes: tuple[str, ...] = ()
 
     @property
     def supported(self) -> bool:
@@ -94,6 +95,7 @@ def catalog() -> dict[str, MinorRelease]:
                 "config_api_versions",
                 "staging_modules",
                 "staging_untagged",
+                "api_changes",
             }
         }
         releases[key] = MinorRelease(
@@ -104,6 +106,7 @@ def catalog() -> dict[str, MinorRelease]:
             config_api_versions=tuple(entry["config_api_versions"]),
             staging_modules=tuple(entry["staging_modules"]),
             shape=shape,
+            api_changes=tuple(entry.get("api_changes", ())),
         )
     return releases
 

@@ -246,11 +246,14 @@ def test_top_level_help_summaries_match_commands() -> None:
         for info in app.registered_commands
         if info.callback is not None and info.callback.__name__ != "_listed_only"
     }
+    for group in app.registered_groups:  # kplugin add: a group of subcommands
+        assert group.typer_instance is not None
+        docs[str(group.typer_instance.info.name)] = str(group.typer_instance.info.help)
     for name, summary in SUMMARIES.items():
         assert docs[name] == summary, name
 
 
 def test_top_level_help_lists_every_command() -> None:
     proc = subprocess.run([sys.executable, "-m", "kplugin", "--help"], capture_output=True, text=True, check=True)
-    for name in ["new", "build", "render-config", "doctor", "versions"]:
+    for name in ["new", "add", "build", "render-config", "doctor", "upgrade", "versions"]:
         assert f"  {name} " in proc.stdout

@@ -11,7 +11,7 @@ from conftest import REPO, Run, tree
 
 from kplugin import scaffold, templating
 from kplugin.errors import OperationError
-from kplugin.spec import ProjectSpec
+from kplugin.spec import ExtensionPoint, ProjectSpec
 from kplugin.versions import resolve
 
 New = Callable[..., Run]
@@ -77,33 +77,34 @@ def test_same_inputs_give_identical_trees(kplugin: New, tmp_path: Path) -> None:
     assert len(a) > 25
 
 
+ALL_POINTS = ",".join(ExtensionPoint)
+INTERFACES = [p.interface for p in ExtensionPoint]
+
+
 def test_every_extension_point_renders(kplugin: New, tmp_path: Path) -> None:
-    points = "queuesort,prefilter,filter,prescore,score,reserve,permit,prebind,postbind"
-    run = kplugin("new", "all", "--k8s", "1.28.3", "--no-tidy", "--extension-points", points, "-o", str(tmp_path))
+    run = kplugin("new", "all", "--k8s", "1.28.3", "--no-tidy", "--extension-points", ALL_POINTS, "-o", str(tmp_path))
     assert run.code == 0, run.stderr
     plugin = (tmp_path / "all/pkg/all/plugin.go").read_text()
-    for iface in [
-        "QueueSortPlugin",
-        "PreFilterPlugin",
-        "FilterPlugin",
-        "PreScorePlugin",
-        "ScorePlugin",
-        "ReservePlugin",
-        "PermitPlugin",
-        "PreBindPlugin",
-        "PostBindPlugin",
-    ]:
-        assert f"var _ framework.{iface} = &All{{}}" in plugin
+    adapter = (tmp_path / "all/pkg/all/zz_generated.adapter.go").read_text()
+    for iface in INTERFACES:
+        assert f"var _ fw.{iface} = &All{{}}" in plugin  # the stable surface, in the user's file
+        assert f"var _ framework.{iface} = (*adapter)(nil)" in adapter  # the real one, generated
     config = (tmp_path / "all/deploy/scheduler-config.yaml").read_text()
     assert "queueSort:\n      enabled:\n      - name: All\n      disabled:\n      - name: PrioritySort" in config
+    assert "bind:\n      enabled:\n      - name: All\n      disabled:\n      - name: DefaultBinder" in config
+    assert "preEnqueue:\n      enabled:\n      - name: All" in config
+    assert "postFilter:\n      enabled:\n      - name: All" in config
+    assert "enqueueExtensions" not in config and "enqueueextensions" not in config
 
 
 def test_only_chosen_extension_points(kplugin: New, tmp_path: Path) -> None:
     run = kplugin("new", "gpu", "--k8s", "1.28.3", "--no-tidy", "--extension-points", "filter", "-o", str(tmp_path))
     assert run.code == 0
     plugin = (tmp_path / "gpu/pkg/gpu/plugin.go").read_text()
-    assert "framework.FilterPlugin" in plugin
+    assert "fw.FilterPlugin" in plugin
     assert "ScorePlugin" not in plugin and "func (pl *Gpu) Score(" not in plugin
+    adapter = (tmp_path / "gpu/pkg/gpu/zz_generated.adapter.go").read_text()
+    assert "framework.FilterPlugin" in adapter and "Score" not in adapter
     assert "score:" not in (tmp_path / "gpu/deploy/scheduler-config.yaml").read_text()
 
 
@@ -214,9 +215,10 @@ def test_examples_are_current(tmp_path: Path, example: str) -> None:
 def test_yaml_has_no_anchors_and_loads(kplugin: New, tmp_path: Path) -> None:
     from ruamel.yaml import YAML
 
-    points = "queuesort,prefilter,filter,prescore,score,reserve,permit,prebind,postbind"
     assert (
-        kplugin("new", "all", "--k8s", "1.28.3", "--no-tidy", "--extension-points", points, "-o", str(tmp_path)).code
+        kplugin(
+            "new", "all", "--k8s", "1.28.3", "--no-tidy", "--extension-points", ALL_POINTS, "-o", str(tmp_path)
+        ).code
         == 0
     )
     files = [p for p in (tmp_path / "all").rglob("*.yaml") if "templates" not in p.parts]

@@ -118,10 +118,27 @@ def test_extension_points_parsed_in_cycle_order() -> None:
     )
 
 
-@pytest.mark.parametrize("value", ["filter,bogus", "", " , ", "bind"])
-def test_extension_points_rejected(value: str) -> None:
-    with pytest.raises(UsageError, match="extension"):
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("filter,bogus", "unknown extension point 'bogus'"),
+        ("", "is empty"),
+        (" , ", "is empty"),
+        ("enqueueextensions", "enqueueextensions alone is never called"),
+        ("score,enqueueextensions", "only matters for a plugin that rejects pods"),
+    ],
+)
+def test_extension_points_rejected(value: str, why: str) -> None:
+    with pytest.raises(UsageError, match=why):
         parse_extension_points(value)
+
+
+def test_every_extension_point_parses() -> None:
+    every = ",".join(ExtensionPoint)
+    assert parse_extension_points(every) == tuple(ExtensionPoint)
+    assert [p.config_name for p in ExtensionPoint][-1] is None  # EnqueueExtensions: no config key
+    assert ExtensionPoint.BIND.interface == "BindPlugin"
+    assert ExtensionPoint.ENQUEUE_EXTENSIONS.interface == "EnqueueExtensions"
 
 
 def test_project_spec_defaults() -> None:

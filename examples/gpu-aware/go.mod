@@ -7,6 +7,7 @@ require (
 	k8s.io/apimachinery v0.28.3
 	k8s.io/client-go v0.28.3
 	k8s.io/component-base v0.28.3
+	k8s.io/component-helpers v0.28.3
 	k8s.io/kubernetes v1.28.3
 	sigs.k8s.io/json v0.0.0-20221116044647-bc3834ca7abd
 	sigs.k8s.io/yaml v1.3.0
@@ -104,7 +105,6 @@ require (
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/apiserver v0.28.3 // indirect
 	k8s.io/cloud-provider v0.0.0 // indirect
-	k8s.io/component-helpers v0.28.3 // indirect
 	k8s.io/controller-manager v0.28.3 // indirect
 	k8s.io/csi-translation-lib v0.0.0 // indirect
 	k8s.io/dynamic-resource-allocation v0.0.0 // indirect

@@ -51,6 +51,8 @@ COMMANDS = {
     "render-config": "kplugin.cli.render_config",
     "doctor": "kplugin.cli.doctor",
     "versions": "kplugin.cli.versions",
+    "add": "kplugin.cli.add",
+    "upgrade": "kplugin.cli.upgrade",
 }
 # The first line of each command's docstring, for the top-level help: listing the
 # commands then needs none of their modules (a test keeps these equal to the docstrings).
@@ -60,6 +62,8 @@ SUMMARIES = {
     "render-config": "Render the KubeSchedulerConfiguration for the project and a Kubernetes version.",
     "doctor": "Find what silently breaks scheduler plugins in production. Exit 1 on any error.",
     "versions": "The Kubernetes versions kplugin generates for.",
+    "add": "Add to an existing project: kplugin add plugin NAME.",
+    "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
 }
 
 __all__ = ["COMMANDS", "SUMMARIES", "app", "main"]

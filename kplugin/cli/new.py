@@ -15,11 +15,17 @@ EPILOG = """Examples:
   --extension-points prefilter,filter,score
 
   kplugin new gpu-aware --dry-run
+
+  kplugin new gpu-aware --k8s 1.33 --api native
 """
 
 POINTS_HELP = (
-    "Comma-separated: queuesort, prefilter, filter, prescore, score, reserve, permit, prebind, postbind. "
-    "Default: filter,score."
+    "Comma-separated: preenqueue, queuesort, prefilter, filter, postfilter, prescore, score, reserve, permit, "
+    "prebind, bind, postbind, enqueueextensions. Default: filter,score."
+)
+API_HELP = (
+    "layer: plugin code written against the generated internal/fw package, the same on every Kubernetes version "
+    "(kplugin upgrade moves it between minors). native: straight against this minor's framework API."
 )
 
 
@@ -40,6 +46,7 @@ def new(
         str | None,
         typer.Option("--scheduler-name", help="schedulerName pods use, also the lease name. Default: NAME."),
     ] = None,
+    api: Annotated[str, typer.Option("--api", help=API_HELP)] = "layer",
     output_dir: Annotated[
         Path, typer.Option("--output-dir", "-o", help="Parent directory of the new project directory NAME.")
     ] = Path("."),
@@ -67,6 +74,7 @@ def new(
         plugin=plugin,
         extension_points=extension_points,
         scheduler_name=scheduler_name,
+        api=api,
     )
     dest = output_dir / name
     if target.patch_was_implied:

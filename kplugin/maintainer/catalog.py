@@ -6,7 +6,8 @@ proxy serves, reads that release's own go.mod (go directive, every ``k8s.io/*`` 
 replaced by ``./staging``), checks each staging module is tagged at ``v0.Y.Z``, reads the
 Go release the project built it with (``.go-version``), and which scheduler config API
 versions its ``k8s.io/kube-scheduler`` still ships. API-shape facts that cannot be read
-off a directory listing are kept in ``SHAPES`` below, each verified against the source.
+off a directory listing are kept in ``FACTS`` below, each verified against the source;
+``--shapes-only`` re-applies them without the network.
 """
 
 from __future__ import annotations
@@ -23,37 +24,62 @@ from typing import Any
 CATALOG = Path(__file__).resolve().parent.parent / "data" / "catalog.json"
 MAX_PATCH_PROBE = 40
 
-# Facts the templates switch on, read from the release sources (see KUBERNETES.md).
-# Only minors listed with "templates": true are offered to users; the rest are data
-# waiting for their templates.
-_BASE_SHAPE: dict[str, Any] = {
-    "templates": True,
-    "factory_ctx": True,
-    "testing_import": "k8s.io/kubernetes/pkg/scheduler/testing/framework",
-    "score_node_arg": "nodeName",
-    "prescore_nodes": "nodeinfos",
-    "prefilter_results": 3,
-    "fwk_split": "none",
+# The API facts the templates switch on, as a timeline: each fact's value from a minor on.
+# Every entry was read from the release sources in the module cache (k8s.io/kubernetes
+# pkg/scheduler/framework and k8s.io/kube-scheduler/framework of that minor); the note is
+# what `kplugin versions` shows for the minor where the fact changes.
+FACTS: dict[str, list[tuple[str, Any, str]]] = {
+    "factory_ctx": [("1.28", False, ""), ("1.29", True, "plugin factory takes a context")],
+    "testing_import": [
+        ("1.28", "k8s.io/kubernetes/pkg/scheduler/testing", ""),
+        ("1.29", "k8s.io/kubernetes/pkg/scheduler/testing/framework", "test helpers move to testing/framework"),
+    ],
+    "prescore_nodes": [("1.28", "nodes", ""), ("1.30", "nodeinfos", "PreScore gets []*NodeInfo")],
+    "prefilter_results": [("1.28", 2, ""), ("1.31", 3, "RunPreFilterPlugins also returns rejectors")],
+    "events_ctx": [("1.28", False, ""), ("1.31", True, "EventsToRegister(ctx) returns an error too")],
+    "postfilter_arg": [("1.28", "map", ""), ("1.32", "reader", "PostFilter gets a NodeToStatusReader")],
+    "score_node_arg": [("1.28", "nodeName", ""), ("1.33", "nodeInfo", "Score gets the NodeInfo, not the name")],
+    "fwk_split": [
+        ("1.28", "none", ""),
+        ("1.34", "types", "Status, CycleState, NodeInfo move to k8s.io/kube-scheduler/framework (interfaces)"),
+        ("1.35", "plugins", "plugin interfaces and Handle move to k8s.io/kube-scheduler/framework"),
+    ],
+    "prefilter_nodes": [("1.28", False, ""), ("1.34", True, "PreFilter gets the nodes")],
+    "prebind_preflight": [
+        ("1.28", "none", ""),
+        ("1.34", "status", "PreBind plugins need PreBindPreFlight"),
+        ("1.36", "result", "PreBindPreFlight returns a result too"),
+    ],
+    "queued_info": [
+        ("1.28", "struct", ""),
+        ("1.34", "pod", "QueueSort compares QueuedPodInfo interfaces"),
+        ("1.37", "entity", "QueueSort compares QueuedEntityInfo (pods or pod groups)"),
+    ],
+    "max_score": [("1.28", "MaxNodeScore", ""), ("1.36", "MaxScore", "MaxNodeScore deprecated for MaxScore")],
+    "permit_results": [("1.28", 1, ""), ("1.36", 2, "RunPermitPlugins also returns wait times")],
 }
-SHAPES: dict[str, dict[str, Any]] = {
-    # framework.PluginFactory without ctx; test helpers in pkg/scheduler/testing
-    "1.28": {
-        **_BASE_SHAPE,
-        "factory_ctx": False,
-        "testing_import": "k8s.io/kubernetes/pkg/scheduler/testing",
-        "prescore_nodes": "nodes",
-        "prefilter_results": 2,
-    },
-    # factory gains ctx; helpers move to testing/framework
-    "1.29": {**_BASE_SHAPE, "prescore_nodes": "nodes", "prefilter_results": 2},
-    # PreScore/RunScorePlugins take []*NodeInfo
-    "1.30": {**_BASE_SHAPE, "prefilter_results": 2},
-    # RunPreFilterPlugins also returns the unschedulable plugins
-    "1.31": dict(_BASE_SHAPE),
-    "1.32": dict(_BASE_SHAPE),
-    # Score takes *NodeInfo instead of the node name
-    "1.33": {**_BASE_SHAPE, "score_node_arg": "nodeInfo"},
-}
+# Minors whose sources the facts above were checked against; a newer minor the proxy
+# serves is catalogued as data only (no templates) until someone checks it.
+VERIFIED = ("1.28", "1.37")
+
+
+def _key(minor: str) -> tuple[int, int]:
+    major, y = minor.split(".")
+    return int(major), int(y)
+
+
+def shape(minor: str) -> dict[str, Any]:
+    """The facts of one minor, whether templates are offered, and what changed in it."""
+    result: dict[str, Any] = {"templates": _key(VERIFIED[0]) <= _key(minor) <= _key(VERIFIED[1])}
+    changes = []
+    for fact, timeline in FACTS.items():
+        for since, value, note in timeline:
+            if _key(since) <= _key(minor):
+                result[fact] = value
+                if since == minor and note:
+                    changes.append(note)
+    result["api_changes"] = changes
+    return result
 
 
 def go_json(*args: str) -> dict[str, Any] | None:
@@ -147,7 +173,7 @@ def read_minor(minor: str) -> dict[str, Any] | None:
         "staging_modules": [m for m in staging if m not in untagged],
         "staging_untagged": untagged,
     }
-    entry.update(SHAPES.get(minor, {"templates": False}))
+    entry.update(shape(minor))
     return entry
 
 
@@ -156,7 +182,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", default="1.28", help="oldest minor (default 1.28)")
     parser.add_argument("--write", action="store_true", help=f"write {CATALOG}")
     parser.add_argument("--only", help="refresh only these comma-separated minors, keep the rest")
+    parser.add_argument(
+        "--shapes-only", action="store_true", help="re-apply FACTS to the committed catalog (no network)"
+    )
     args = parser.parse_args(argv)
+    if args.shapes_only:
+        data = json.loads(CATALOG.read_text())
+        for minor, entry in data["minors"].items():
+            for fact in [*FACTS, "templates", "api_changes"]:
+                entry.pop(fact, None)
+            entry.update(shape(minor))
+        text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+        if args.write:
+            CATALOG.write_text(text)
+        else:
+            sys.stdout.write(text)
+        return 0
     if args.only:
         data = json.loads(CATALOG.read_text())
         for minor in args.only.split(","):

@@ -1,9 +1,10 @@
 """Generate, build, vet and test a project for every supported Kubernetes minor.
 
-    python -m kplugin.maintainer.matrix [--minors 1.28,1.33] [--keep DIR]
+    python -m kplugin.maintainer.matrix [--minors 1.28,1.33] [--api layer|native] [--keep DIR]
 
 Each minor gets a project with every extension point, at the catalog's newest patch;
-the table lists minor, patch, build, vet, test and wall time. Uses Go's shared caches.
+the table lists minor, patch, API mode, build, vet, test and wall time. Uses Go's
+shared caches.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minors", help="comma-separated minors (default: every supported one)")
     parser.add_argument("--keep", type=Path, help="generate into this directory and keep the projects")
+    parser.add_argument("--api", default="layer", choices=["layer", "native"], help="API mode (default layer)")
     args = parser.parse_args(argv)
     minors = args.minors.split(",") if args.minors else [r.key for r in versions.supported_releases()]
     parent = args.keep or Path(tempfile.mkdtemp(prefix="kplugin-matrix-"))
@@ -38,8 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     for minor in minors:
         target = versions.resolve(minor)
         started = time.monotonic()
-        name = f"matrix-{minor.replace('.', '-')}"
-        spec = ProjectSpec.build(name, target, extension_points=ALL_POINTS, plugin="Matrix")
+        name = f"matrix-{args.api}-{minor.replace('.', '-')}"
+        spec = ProjectSpec.build(name, target, extension_points=ALL_POINTS, plugin="Matrix", api=args.api)
         results = {}
         try:
             scaffold.new_project(spec, parent / name, force=True, tidy=golang.mod_tidy)
@@ -61,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             (
                 minor,
                 str(target.version),
+                args.api,
                 results.get("build", "-"),
                 results.get("vet", "-"),
                 results.get("test", "-"),
@@ -68,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         print(f"{minor}: {rows[-1]}", file=sys.stderr)
-    print("| minor | patch | build | vet | test | wall time |\n|---|---|---|---|---|---|")
+    print("| minor | patch | api | build | vet | test | wall time |\n|---|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     return 1 if failed else 0

@@ -1,11 +1,8 @@
 {% set c = cookiecutter %}
-{% set P = c.plugin_name %}
 package {{ c.package }}
 
 import (
-{% if c.filter or c.score or c._shape.factory_ctx %}
 	"context"
-{% endif %}
 	"fmt"
 	"testing"
 
@@ -35,16 +32,18 @@ func benchHarness(b *testing.B) (*schedtest.Harness, []string) {
 }
 {% if c.filter %}
 
+// BenchmarkFilter calls Filter as the framework does, for one node.
 func BenchmarkFilter(b *testing.B) {
 	h, names := benchHarness(b)
-	pl := pluginOf(b, h)
-	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
-	info := h.NodeInfo(names[50])
 	ctx := context.Background()
+	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
+	state, _ := h.Filter(ctx, pod)
+	filter := h.FilterFunc(Name)
+	info := h.NodeInfo(names[50])
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if status := pl.Filter(ctx, nil, pod, info); !status.IsSuccess() {
+		if status := filter(ctx, state, pod, info); !status.IsSuccess() {
 			b.Fatal(status.AsError())
 		}
 	}
@@ -52,30 +51,19 @@ func BenchmarkFilter(b *testing.B) {
 {% endif %}
 {% if c.score %}
 
+// BenchmarkScore calls Score as the framework does, across the nodes.
 func BenchmarkScore(b *testing.B) {
 	h, names := benchHarness(b)
-	pl := pluginOf(b, h)
-	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
 	ctx := context.Background()
+	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
+	state := h.NewCycleState()
+	score := h.ScoreFunc(Name)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-{% if c._shape.score_node_arg == "nodeInfo" %}
-		if _, status := pl.Score(ctx, nil, pod, h.NodeInfo(names[i%len(names)])); !status.IsSuccess() {
-{% else %}
-		if _, status := pl.Score(ctx, nil, pod, names[i%len(names)]); !status.IsSuccess() {
-{% endif %}
+		if _, status := score(ctx, state, pod, names[i%len(names)]); !status.IsSuccess() {
 			b.Fatal(status.AsError())
 		}
 	}
 }
 {% endif %}
-
-func pluginOf(b *testing.B, h *schedtest.Harness) *{{ P }} {
-	b.Helper()
-	pl, err := New({% if c._shape.factory_ctx %}context.Background(), {% endif %}&{{ P }}Args{NodeLabel: poolLabel}, h.Framework)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return pl.(*{{ P }})
-}

@@ -30,40 +30,35 @@ func benchHarness(b *testing.B) (*schedtest.Harness, []string) {
 	return h, names
 }
 
+// BenchmarkFilter calls Filter as the framework does, for one node.
 func BenchmarkFilter(b *testing.B) {
 	h, names := benchHarness(b)
-	pl := pluginOf(b, h)
-	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
-	info := h.NodeInfo(names[50])
 	ctx := context.Background()
+	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
+	state, _ := h.Filter(ctx, pod)
+	filter := h.FilterFunc(Name)
+	info := h.NodeInfo(names[50])
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if status := pl.Filter(ctx, nil, pod, info); !status.IsSuccess() {
+		if status := filter(ctx, state, pod, info); !status.IsSuccess() {
 			b.Fatal(status.AsError())
 		}
 	}
 }
 
+// BenchmarkScore calls Score as the framework does, across the nodes.
 func BenchmarkScore(b *testing.B) {
 	h, names := benchHarness(b)
-	pl := pluginOf(b, h)
-	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
 	ctx := context.Background()
+	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
+	state := h.NewCycleState()
+	score := h.ScoreFunc(Name)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, status := pl.Score(ctx, nil, pod, names[i%len(names)]); !status.IsSuccess() {
+		if _, status := score(ctx, state, pod, names[i%len(names)]); !status.IsSuccess() {
 			b.Fatal(status.AsError())
 		}
 	}
-}
-
-func pluginOf(b *testing.B, h *schedtest.Harness) *GpuAware {
-	b.Helper()
-	pl, err := New(&GpuAwareArgs{NodeLabel: poolLabel}, h.Framework)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return pl.(*GpuAware)
 }

@@ -1,6 +1,8 @@
 // Package gpuaware implements the GpuAware scheduler plugin.
 //
-// This file is yours: kplugin generated it once and never rewrites it.
+// This file is yours: kplugin generated it once and never rewrites it. It is written
+// against the project's internal/fw package, which is the same on every Kubernetes
+// version kplugin supports, so kplugin upgrade never needs to touch it.
 package gpuaware
 
 import (
@@ -8,8 +10,8 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"example.com/gpu-scheduler/internal/fw"
 )
 
 // Name is the name GpuAware is registered under; the scheduler configuration's
@@ -22,21 +24,20 @@ const Name = "GpuAware"
 // Score: nodes with more of Args.ResourceName left free after placing the pod score
 // higher; NormalizeScore maps the raw amounts onto [MinNodeScore, MaxNodeScore].
 type GpuAware struct {
-	handle framework.Handle
+	handle fw.Handle
 	args   GpuAwareArgs
 }
 
 // Compile-time checks that the plugin implements its extension points.
-var _ framework.PreFilterPlugin = &GpuAware{}
-var _ framework.FilterPlugin = &GpuAware{}
-var _ framework.ScorePlugin = &GpuAware{}
+var _ fw.PreFilterPlugin = &GpuAware{}
+var _ fw.FilterPlugin = &GpuAware{}
+var _ fw.ScorePlugin = &GpuAware{}
 
-// New builds the plugin from its pluginConfig args (nil when the config has none).
-func New(obj runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	args, err := DecodeArgs(obj)
-	if err != nil {
-		return nil, err
-	}
+// NewPlugin builds the plugin from its decoded, defaulted and validated args. The
+// generated New (zz_generated.adapter.go) decodes the pluginConfig args and calls it.
+// Set up what the plugin needs here: informers from h.SharedInformerFactory(), a client
+// from h.ClientSet().
+func NewPlugin(_ context.Context, h fw.Handle, args *GpuAwareArgs) (*GpuAware, error) {
 	return &GpuAware{handle: h, args: *args}, nil
 }
 
@@ -44,7 +45,7 @@ func New(obj runtime.Object, h framework.Handle) (framework.Plugin, error) {
 func (pl *GpuAware) Name() string { return Name }
 
 // stateKey is where the pod's demand is kept in CycleState for the rest of the cycle.
-const stateKey framework.StateKey = Name + "/demand"
+const stateKey fw.StateKey = Name + "/demand"
 
 // demandState is the per-pod work done once in PreFilter/PreScore.
 type demandState struct {
@@ -52,21 +53,34 @@ type demandState struct {
 }
 
 // Clone returns the state itself: it is never modified after it is written.
-func (s *demandState) Clone() framework.StateData { return s }
+func (s *demandState) Clone() fw.StateData { return s }
 
 // PreFilter computes the pod's demand once per scheduling cycle, so that Filter, which
 // runs once per node, does not.
-func (pl *GpuAware) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod) (*framework.PreFilterResult, *framework.Status) {
+func (pl *GpuAware) PreFilter(_ context.Context, state fw.CycleState, pod *v1.Pod, _ []fw.NodeInfo) (*fw.PreFilterResult, *fw.Status) {
 	state.Write(stateKey, &demandState{amount: podRequest(pod, pl.args.ResourceName)})
 	return nil, nil
 }
 
-// PreFilterExtensions returns nil: the demand does not depend on other pods.
-func (pl *GpuAware) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+// PreFilterExtensions returns the plugin itself: it implements AddPod and RemovePod.
+func (pl *GpuAware) PreFilterExtensions() fw.PreFilterExtensions { return pl }
+
+// AddPod is called when preemption evaluates adding podInfoToAdd to nodeInfo. The demand
+// in CycleState does not depend on other pods, and Filter reads the node's use from the
+// nodeInfo it is given (which already includes the pod), so there is nothing to update.
+// A plugin whose PreFilter state counts other pods updates it here.
+func (pl *GpuAware) AddPod(_ context.Context, _ fw.CycleState, _ *v1.Pod, _ fw.PodInfo, _ fw.NodeInfo) *fw.Status {
+	return nil
+}
+
+// RemovePod is AddPod's counterpart for a pod preemption would evict.
+func (pl *GpuAware) RemovePod(_ context.Context, _ fw.CycleState, _ *v1.Pod, _ fw.PodInfo, _ fw.NodeInfo) *fw.Status {
+	return nil
+}
 
 // demand returns how much of Args.ResourceName the pod requests, from CycleState when
 // PreFilter or PreScore already computed it.
-func (pl *GpuAware) demand(state *framework.CycleState, pod *v1.Pod) int64 {
+func (pl *GpuAware) demand(state fw.CycleState, pod *v1.Pod) int64 {
 	if state != nil {
 		if data, err := state.Read(stateKey); err == nil {
 			if s, ok := data.(*demandState); ok {
@@ -78,25 +92,21 @@ func (pl *GpuAware) demand(state *framework.CycleState, pod *v1.Pod) int64 {
 }
 
 // free returns how much of Args.ResourceName the node has left.
-func (pl *GpuAware) free(nodeInfo *framework.NodeInfo) int64 {
-	name := pl.args.ResourceName
-	if name == v1.ResourcePods {
-		return int64(nodeInfo.Allocatable.AllowedPodNumber - len(nodeInfo.Pods))
-	}
-	return amount(nodeInfo.Allocatable, name) - amount(nodeInfo.Requested, name)
+func (pl *GpuAware) free(nodeInfo fw.NodeInfo) int64 {
+	return fw.Allocatable(nodeInfo, pl.args.ResourceName) - fw.Requested(nodeInfo, pl.args.ResourceName)
 }
 
 // Filter rejects nodes without Args.NodeLabel as UnschedulableAndUnresolvable
 // (preempting pods cannot add a label) and nodes without enough free resource as
 // Unschedulable (preempting lower-priority pods may free it).
-func (pl *GpuAware) Filter(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+func (pl *GpuAware) Filter(_ context.Context, state fw.CycleState, pod *v1.Pod, nodeInfo fw.NodeInfo) *fw.Status {
 	node := nodeInfo.Node()
 	if node == nil {
-		return framework.NewStatus(framework.Error, "node not found")
+		return fw.NewStatus(fw.Error, "node not found")
 	}
 	if key := pl.args.NodeLabel; key != "" {
 		if _, ok := node.Labels[key]; !ok {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			return fw.NewStatus(fw.UnschedulableAndUnresolvable,
 				fmt.Sprintf("node %s does not have label %s", node.Name, key))
 		}
 	}
@@ -105,7 +115,7 @@ func (pl *GpuAware) Filter(_ context.Context, state *framework.CycleState, pod *
 		return nil
 	}
 	if free := pl.free(nodeInfo); free < want {
-		return framework.NewStatus(framework.Unschedulable,
+		return fw.NewStatus(fw.Unschedulable,
 			fmt.Sprintf("node %s has %d of %s free, pod requests %d", node.Name, free, pl.args.ResourceName, want))
 	}
 	return nil
@@ -113,11 +123,7 @@ func (pl *GpuAware) Filter(_ context.Context, state *framework.CycleState, pod *
 
 // Score returns how much of Args.ResourceName the node would have left after placing
 // the pod. The raw amount is mapped onto [MinNodeScore, MaxNodeScore] by NormalizeScore.
-func (pl *GpuAware) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeName string) (int64, *framework.Status) {
-	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(nodeName)
-	if err != nil {
-		return 0, framework.AsStatus(fmt.Errorf("getting node %s from the snapshot: %w", nodeName, err))
-	}
+func (pl *GpuAware) Score(_ context.Context, state fw.CycleState, pod *v1.Pod, nodeInfo fw.NodeInfo) (int64, *fw.Status) {
 	left := pl.free(nodeInfo) - pl.demand(state, pod)
 	if left < 0 {
 		left = 0
@@ -126,11 +132,11 @@ func (pl *GpuAware) Score(_ context.Context, state *framework.CycleState, pod *v
 }
 
 // ScoreExtensions returns the plugin itself: it implements NormalizeScore.
-func (pl *GpuAware) ScoreExtensions() framework.ScoreExtensions { return pl }
+func (pl *GpuAware) ScoreExtensions() fw.ScoreExtensions { return pl }
 
 // NormalizeScore scales raw scores so that the node with the most free resource gets
 // MaxNodeScore and the others proportionally less.
-func (pl *GpuAware) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v1.Pod, scores framework.NodeScoreList) *framework.Status {
+func (pl *GpuAware) NormalizeScore(_ context.Context, _ fw.CycleState, _ *v1.Pod, scores fw.NodeScoreList) *fw.Status {
 	var highest int64
 	for i := range scores {
 		if scores[i].Score > highest {
@@ -139,16 +145,16 @@ func (pl *GpuAware) NormalizeScore(_ context.Context, _ *framework.CycleState, _
 	}
 	for i := range scores {
 		if highest == 0 {
-			scores[i].Score = framework.MinNodeScore
+			scores[i].Score = fw.MinNodeScore
 			continue
 		}
-		scores[i].Score = framework.MinNodeScore + scores[i].Score*(framework.MaxNodeScore-framework.MinNodeScore)/highest
+		scores[i].Score = fw.MinNodeScore + scores[i].Score*(fw.MaxNodeScore-fw.MinNodeScore)/highest
 	}
 	return nil
 }
 
 // podRequest is what the pod asks of resource: the larger of its containers' sum and
-// its largest init container, plus pod overhead, in the units amount() uses.
+// its largest init container, plus pod overhead, in the units Allocatable uses.
 func podRequest(pod *v1.Pod, resource v1.ResourceName) int64 {
 	if resource == v1.ResourcePods {
 		return 1
@@ -176,19 +182,4 @@ func podRequest(pod *v1.Pod, resource v1.ResourceName) int64 {
 		sum = initMax
 	}
 	return sum + value(pod.Spec.Overhead)
-}
-
-// amount reads one resource from the framework's per-node accounting: milli-CPU for
-// cpu, the plain quantity for everything else.
-func amount(r *framework.Resource, resource v1.ResourceName) int64 {
-	switch resource {
-	case v1.ResourceCPU:
-		return r.MilliCPU
-	case v1.ResourceMemory:
-		return r.Memory
-	case v1.ResourceEphemeralStorage:
-		return r.EphemeralStorage
-	default:
-		return r.ScalarResources[resource]
-	}
 }

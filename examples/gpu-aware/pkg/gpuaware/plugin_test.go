@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"example.com/gpu-scheduler/internal/fw"
 	"example.com/gpu-scheduler/internal/schedtest"
 )
 
@@ -63,17 +63,17 @@ func TestFilter(t *testing.T) {
 		name    string
 		args    string
 		request string
-		want    map[string]framework.Code
+		want    map[string]fw.Code
 		message map[string]string
 	}{
 		{
 			name:    "label required and enough cpu",
 			args:    "nodeLabel: " + poolLabel,
 			request: "500m",
-			want: map[string]framework.Code{
-				"big":   framework.Success,
-				"busy":  framework.Unschedulable,
-				"plain": framework.UnschedulableAndUnresolvable,
+			want: map[string]fw.Code{
+				"big":   fw.Success,
+				"busy":  fw.Unschedulable,
+				"plain": fw.UnschedulableAndUnresolvable,
 			},
 			message: map[string]string{
 				"busy":  "node busy has 200 of cpu free, pod requests 500",
@@ -83,20 +83,20 @@ func TestFilter(t *testing.T) {
 		{
 			name:    "no label required",
 			request: "500m",
-			want: map[string]framework.Code{
-				"big":   framework.Success,
-				"busy":  framework.Unschedulable,
-				"plain": framework.Success,
+			want: map[string]fw.Code{
+				"big":   fw.Success,
+				"busy":  fw.Unschedulable,
+				"plain": fw.Success,
 			},
 		},
 		{
 			name:    "small request fits everywhere labelled",
 			args:    "nodeLabel: " + poolLabel,
 			request: "100m",
-			want: map[string]framework.Code{
-				"big":   framework.Success,
-				"busy":  framework.Success,
-				"plain": framework.UnschedulableAndUnresolvable,
+			want: map[string]fw.Code{
+				"big":   fw.Success,
+				"busy":  fw.Success,
+				"plain": fw.UnschedulableAndUnresolvable,
 			},
 		},
 	}
@@ -117,6 +117,28 @@ func TestFilter(t *testing.T) {
 	}
 }
 
+func TestPreFilterExtensions(t *testing.T) {
+	nodes, pods := cluster()
+	h := newHarness(t, "", nodes, pods...)
+	ctx := context.Background()
+	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "500m"})
+	state, _ := h.Filter(ctx, pod)
+	data, err := state.Read(stateKey)
+	if err != nil {
+		t.Fatalf("PreFilter wrote no state: %v", err)
+	}
+	if got := data.(*demandState).amount; got != 500 {
+		t.Errorf("demand in CycleState: %d, want 500", got)
+	}
+	other := schedtest.Pod("other", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
+	if status := h.AddPod(ctx, state, pod, other, "big"); !status.IsSuccess() {
+		t.Errorf("AddPod: %v", status.AsError())
+	}
+	if status := h.RemovePod(ctx, state, pod, pods[0], "busy"); !status.IsSuccess() {
+		t.Errorf("RemovePod: %v", status.AsError())
+	}
+}
+
 func TestScore(t *testing.T) {
 	nodes := []*v1.Node{
 		schedtest.Node("most", map[v1.ResourceName]string{v1.ResourceCPU: "4"}, nil),
@@ -131,13 +153,13 @@ func TestScore(t *testing.T) {
 		t.Fatalf("score: %v", status.AsError())
 	}
 	// Free after placing the pod: 3500, 1500, 500 milli-CPU, normalized by the largest.
-	want := map[string]int64{"most": framework.MaxNodeScore, "some": 42, "least": 14}
+	want := map[string]int64{"most": fw.MaxNodeScore, "some": 42, "least": 14}
 	for node, w := range want {
 		if scores[node] != w {
 			t.Errorf("node %s: score %d, want %d", node, scores[node], w)
 		}
-		if scores[node] < framework.MinNodeScore || scores[node] > framework.MaxNodeScore {
-			t.Errorf("node %s: score %d outside [%d, %d]", node, scores[node], framework.MinNodeScore, framework.MaxNodeScore)
+		if scores[node] < fw.MinNodeScore || scores[node] > fw.MaxNodeScore {
+			t.Errorf("node %s: score %d outside [%d, %d]", node, scores[node], fw.MinNodeScore, fw.MaxNodeScore)
 		}
 	}
 }
@@ -155,9 +177,9 @@ func TestNormalizeScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			scores := make(framework.NodeScoreList, len(tt.in))
+			scores := make(fw.NodeScoreList, len(tt.in))
 			for i, s := range tt.in {
-				scores[i] = framework.NodeScore{Name: string(rune('a' + i)), Score: s}
+				scores[i] = fw.NodeScore{Name: string(rune('a' + i)), Score: s}
 			}
 			if status := pl.NormalizeScore(context.Background(), nil, nil, scores); !status.IsSuccess() {
 				t.Fatalf("normalize: %v", status.AsError())

@@ -1,4 +1,4 @@
-// Command scheduler is kube-scheduler {{ cookiecutter.k8s_version }} with this project's plugins
+// Command scheduler is kube-scheduler (the version go.mod pins) with this project's plugins
 // compiled in. Deploy it as a second scheduler (see deploy/) or in place of the default.
 package main
 

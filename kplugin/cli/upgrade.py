@@ -1,0 +1,66 @@
+"""kplugin upgrade: move the project to another Kubernetes version."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kplugin.cli import app
+
+EPILOG = """Examples:
+
+  kplugin upgrade --k8s 1.37
+
+  kplugin upgrade ./gpu-aware --k8s 1.33.13 --dry-run
+
+  kplugin upgrade --k8s 1.28.15 --keep-edited
+"""
+
+
+@app.command(epilog=EPILOG)
+def upgrade(
+    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
+    k8s: Annotated[str | None, typer.Option("--k8s", help="Target Kubernetes version: X.Y.Z, vX.Y.Z or X.Y.")] = None,
+    keep_edited: Annotated[
+        bool,
+        typer.Option("--keep-edited", help="Leave hand-edited generated files as they are; write FILE.kplugin-new."),
+    ] = False,
+    no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy (go.sum not updated).")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+) -> None:
+    """Move the project to another Kubernetes version, keeping the plugin code as it is."""
+    from kplugin import project as projects
+    from kplugin import upgrade as core
+    from kplugin.cli.console import note, say, status
+    from kplugin.errors import UsageError
+    from kplugin.versions import resolve
+
+    if k8s is None:
+        raise UsageError("missing --k8s; e.g. kplugin upgrade --k8s 1.37 (kplugin versions lists them)")
+    project = projects.load(path)
+    target = resolve(k8s)
+    with status(f"upgrading {project.root.name} from Kubernetes {project.version} to {target.version}…"):
+        result = core.upgrade(project, target, keep_edited=keep_edited, tidy=not no_tidy, dry_run=dry_run)
+    if as_json:
+        payload = {
+            "from": str(result.old),
+            "to": str(result.new),
+            "dry_run": dry_run,
+            "changed": [str(p) for p in result.changed],
+            "kept_edited": [str(c.path) for c in result.kept],
+        }
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return
+    for notice in result.notices:
+        note(notice)
+    verb = "would change" if dry_run else "changed"
+    say(f"Kubernetes {result.old} → {result.new}: {len(result.changed)} file(s) {verb}")
+    for changed in result.changed:
+        say(f"  {changed}")
+    for kept in result.kept:
+        note(f"{kept.path} was edited by hand and kept; the new version is {kept.path}.kplugin-new")
+    if not result.changed:
+        say("nothing to change: the project is already generated for this version")

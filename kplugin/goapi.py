@@ -1,0 +1,136 @@
+"""How the scheduling framework API is spelled in Go for one Kubernetes minor.
+
+Templates never hard-code ``framework.NodeInfo``: they write ``{{ T.NodeInfo }}``.
+With the compatibility layer (``--api layer``, the default) every name is spelled through
+the project's generated ``internal/fw`` package, so the plugin's own files are the same
+text on every minor. With ``--api native`` the names are spelled as that minor's framework
+spells them (``*framework.NodeInfo`` up to 1.33, ``fwk.NodeInfo`` from 1.34). ``internal/fw``
+itself is written with the native spellings, which is what makes its aliases exact.
+
+Every difference between minors that shows in a spelling is derived here from the
+catalog's shape data, so a new minor is a catalog entry, not a template edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+FRAMEWORK = "k8s.io/kubernetes/pkg/scheduler/framework"
+FWK = "k8s.io/kube-scheduler/framework"
+
+LAYER, NATIVE = "layer", "native"
+API_MODES = (LAYER, NATIVE)
+
+# Data types: in `fwk` from 1.34, where cycle state, node and pod info became interfaces.
+_DATA_TYPES = ("Status", "Code", "StateData", "StateKey", "ClusterEvent", "ClusterEventWithHint", "ActionType")
+_DATA_VALUES = (
+    "Success",
+    "Error",
+    "Unschedulable",
+    "UnschedulableAndUnresolvable",
+    "Wait",
+    "Skip",
+    "NewStatus",
+    "AsStatus",
+    "Add",
+    "Delete",
+    "Update",
+    "UpdateNodeLabel",
+    "UpdateNodeAllocatable",
+    "Node",
+    "Pod",
+)
+# Plugin-facing types: in `fwk` from 1.35 (1.34 left them in `framework`).
+_PLUGIN_TYPES = (
+    "Handle",
+    "Plugin",
+    "PreFilterResult",
+    "PreFilterExtensions",
+    "ScoreExtensions",
+    "NodeScoreList",
+    "NodeScore",
+    "PostFilterResult",
+    "PreEnqueuePlugin",
+    "QueueSortPlugin",
+    "PreFilterPlugin",
+    "FilterPlugin",
+    "PostFilterPlugin",
+    "PreScorePlugin",
+    "ScorePlugin",
+    "ReservePlugin",
+    "PermitPlugin",
+    "PreBindPlugin",
+    "BindPlugin",
+    "PostBindPlugin",
+    "EnqueueExtensions",
+)
+# Listers the generated test harness implements: where the plugin types are.
+_LISTER_TYPES = ("SharedLister", "NodeInfoLister", "StorageInfoLister")
+# Helpers the stable surface offers instead of fields that became getters in 1.34.
+HELPERS = ("PodsOn", "PodOf", "Allocatable", "Requested", "LookupNode", "ListNodes", "QueuedPriority", "QueuedSince")
+
+
+def _split(shape: Mapping[str, Any]) -> str:
+    return str(shape.get("fwk_split", "none"))
+
+
+def native_names(shape: Mapping[str, Any]) -> dict[str, str]:
+    """Every name of the stable surface as this minor's framework spells it."""
+    split = _split(shape)
+    data_pkg = "fwk" if split in {"types", "plugins"} else "framework"
+    plugin_pkg = "fwk" if split == "plugins" else "framework"
+    names = {name: f"{data_pkg}.{name}" for name in (*_DATA_TYPES, *_DATA_VALUES)}
+    names.update({name: f"{plugin_pkg}.{name}" for name in (*_PLUGIN_TYPES, *_LISTER_TYPES)})
+    pointer = "*framework." if data_pkg == "framework" else "fwk."
+    names["CycleState"] = f"{pointer}CycleState"
+    names["NodeInfo"] = f"{pointer}NodeInfo"
+    names["PodInfo"] = f"{pointer}PodInfo"
+    queued = str(shape.get("queued_info", "struct"))
+    names["QueuedInfo"] = {
+        "struct": "*framework.QueuedPodInfo",
+        "pod": "fwk.QueuedPodInfo",
+        "entity": "fwk.QueuedEntityInfo",
+    }[queued]
+    score = "MaxScore" if shape.get("max_score") == "MaxScore" else "MaxNodeScore"
+    names["MaxNodeScore"] = f"{plugin_pkg}.{score}"
+    names["MinNodeScore"] = f"{plugin_pkg}.{score.replace('Max', 'Min')}"
+    postfilter = "NodeToStatusMap" if shape.get("postfilter_arg") == "map" else "NodeToStatusReader"
+    names["NodeToStatusReader"] = f"{plugin_pkg}.{postfilter}"
+    if shape.get("prebind_preflight") == "result":
+        names["PreBindPreFlightResult"] = "fwk.PreBindPreFlightResult"
+    # Native code calls package-local helpers (rendered into plugin.go with native bodies).
+    names.update({helper: helper[0].lower() + helper[1:] for helper in HELPERS})
+    return names
+
+
+def layer_names() -> dict[str, str]:
+    """Every name of the stable surface spelled through the generated internal/fw package."""
+    every = (
+        *_DATA_TYPES,
+        *_DATA_VALUES,
+        *_PLUGIN_TYPES,
+        *HELPERS,
+        "CycleState",
+        "NodeInfo",
+        "PodInfo",
+        "QueuedInfo",
+        "MaxNodeScore",
+        "MinNodeScore",
+        "NodeToStatusReader",
+        "PreBindPreFlightResult",
+    )
+    return {name: f"fw.{name}" for name in every}
+
+
+def names(shape: Mapping[str, Any], mode: str) -> dict[str, str]:
+    return layer_names() if mode == LAYER else native_names(shape)
+
+
+def imports(shape: Mapping[str, Any]) -> dict[str, str]:
+    """Import alias -> path for the framework packages this minor has (unused ones are
+    pruned from the generated file)."""
+    found = {"framework": FRAMEWORK}
+    if _split(shape) != "none":
+        found["fwk"] = FWK
+    return found

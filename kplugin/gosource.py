@@ -1,0 +1,68 @@
+"""Post-processing of generated Go source.
+
+Templates import every package a file may need; which ones it does need depends on the
+extension points chosen and on the Kubernetes minor (``framework`` vs ``fwk``). Go
+rejects unused imports, so instead of an ``{% if %}`` around each import, rendered Go
+files go through ``prune_imports``: an import whose package name is not used in the code
+is dropped, and the import block is left gofmt-clean.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Comments and string/rune literals: a package name inside them is not a use.
+_NOT_CODE = re.compile(r"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
+_IMPORT_BLOCK = re.compile(r"^import \(\n(?P<body>.*?)^\)\n", re.M | re.S)
+_IMPORT_LINE = re.compile(r"^\t(?:(?P<alias>[\w.]+) )?\"(?P<path>[^\"]+)\"(?P<comment>\s*//.*)?$")
+_MAJOR_SUFFIX = re.compile(r"v\d+")
+
+
+def package_name(path: str) -> str:
+    """The name a Go package is used by when imported without an alias: the last path
+    element, or the one before a major-version suffix (k8s.io/klog/v2 -> klog)."""
+    parts = path.split("/")
+    if len(parts) > 1 and _MAJOR_SUFFIX.fullmatch(parts[-1]):
+        return parts[-2].replace("-", "")
+    return parts[-1].replace("-", "").removeprefix("go-")
+
+
+def used_names(source: str) -> set[str]:
+    """Identifiers used as ``name.`` qualifiers in code (not comments or strings)."""
+    code = _NOT_CODE.sub(" ", source)
+    return set(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\.", code))
+
+
+def tidy(source: str) -> str:
+    """What gofmt would also do to a rendered file: unused imports dropped (gofmt keeps
+    them, the compiler rejects them) and exactly one newline at the end."""
+    return prune_imports(source).rstrip("\n") + "\n"
+
+
+def prune_imports(source: str) -> str:
+    match = _IMPORT_BLOCK.search(source)
+    if match is None:
+        return source
+    rest = source[: match.start()] + source[match.end() :]
+    used = used_names(rest)
+    kept: list[str] = []
+    for line in match["body"].splitlines():
+        parsed = _IMPORT_LINE.match(line)
+        if parsed is not None:
+            alias = parsed["alias"]
+            if alias not in {"_", "."} and (alias or package_name(parsed["path"])) not in used:
+                continue
+        kept.append(line)
+    # gofmt: no blank line at the ends of the block, never two in a row
+    lines: list[str] = []
+    for line in kept:
+        if not line.strip() and (not lines or not lines[-1].strip()):
+            continue
+        lines.append(line)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    block = "import (\n" + "".join(f"{line}\n" for line in lines) + ")\n" if lines else ""
+    pruned = source[: match.start()] + block + source[match.end() :]
+    if not lines:
+        pruned = re.sub(r"\n{3,}", "\n\n", pruned)
+    return pruned

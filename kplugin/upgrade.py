@@ -1,0 +1,83 @@
+"""``kplugin upgrade``: move a project to another Kubernetes version without touching
+the user's code, and the retargeted copy ``kplugin build --k8s`` builds from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from kplugin import golang, scaffold, sync
+from kplugin.errors import OperationError, UsageError
+from kplugin.goapi import NATIVE
+from kplugin.project import Project, load
+from kplugin.spec import ProjectSpec
+from kplugin.versions import KubeVersion, Target
+
+
+@dataclass
+class UpgradeResult:
+    old: KubeVersion
+    new: KubeVersion
+    changed: list[PurePosixPath] = field(default_factory=list)
+    kept: list[sync.Conflict] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def check_user_code(project: Project, spec: ProjectSpec) -> None:
+    """The user's files must not depend on the version. With the compatibility layer they
+    never do; a --api native project can move only where its framework API is the same."""
+    if project.api != NATIVE:
+        return
+    before = scaffold.build_plan(project.spec(), project.root).files
+    after = scaffold.build_plan(spec, project.root).files
+    differing = sorted(p for p in before if scaffold.is_user_file(p) and before[p] != after.get(p))
+    if differing:
+        raise UsageError(
+            f"--k8s {spec.target.version}: this project's plugin code is written against the framework API of "
+            f"Kubernetes {project.target.release.key} (--api native), and {spec.target.release.key}'s differs "
+            f"({differing[0]} would change); upgrade within {project.target.release.key}, or move the plugin "
+            "to a project made with --api layer"
+        )
+
+
+def _go_mod(project: Project, target: Target, plan: sync.Sync, tidy: bool) -> Callable[[Path], None]:
+    def go_mod(stage: Path) -> None:
+        sync.repin(stage, project.target, target, plan.go_mod)
+        if tidy:
+            golang.mod_tidy(stage)
+
+    return go_mod
+
+
+def upgrade(
+    project: Project, target: Target, *, keep_edited: bool = False, tidy: bool = True, dry_run: bool = False
+) -> UpgradeResult:
+    """Re-pin go.mod, rewrite the version-specific generated files, tidy, and update
+    kplugin.yaml; raise before changing anything if a file to rewrite was edited."""
+    spec = project.spec(target)
+    check_user_code(project, spec)
+    result = UpgradeResult(old=project.version, new=target.version)
+    plan = sync.plan(project, spec, keep_edited=keep_edited)
+    if plan.conflicts and not keep_edited:
+        raise OperationError(plan.conflict_message(f"kplugin upgrade to {target.version}"))
+    result.kept = plan.conflicts
+    if dry_run:
+        result.changed = sorted({*plan.writes, *plan.deletes, PurePosixPath("go.mod"), PurePosixPath("go.sum")})
+        return result
+    result.changed = sync.apply(project, plan, _go_mod(project, target, plan, tidy))
+    if not tidy:
+        result.notices.append(f"--no-tidy: go.sum is not updated; run 'go mod tidy' in {project.root}")
+    return result
+
+
+@contextmanager
+def retargeted(project: Project, target: Target) -> Iterator[Project]:
+    """A throw-away copy of the project moved to ``target`` (generated files rewritten,
+    go.mod re-pinned and tidied); the project itself is not touched."""
+    spec = project.spec(target)
+    check_user_code(project, spec)
+    plan = sync.plan(project, spec, force=True)
+    with sync.staged(project, plan, _go_mod(project, target, plan, tidy=True)) as stage:
+        yield load(stage)
