@@ -15,7 +15,7 @@ import re
 _NOT_CODE = re.compile(r"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
 _IMPORT_BLOCK = re.compile(r"^import \(\n(?P<body>.*?)^\)\n", re.M | re.S)
 _IMPORT_LINE = re.compile(r"^\t(?:(?P<alias>[\w.]+) )?\"(?P<path>[^\"]+)\"(?P<comment>\s*//.*)?$")
-_MAJOR_SUFFIX = re.compile(r"v\d+")
+_MAJOR_SUFFIX = re.compile(r"v([2-9]|[1-9][0-9]+)")  # module major versions start at v2
 
 
 def package_name(path: str) -> str:

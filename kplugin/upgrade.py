@@ -51,18 +51,31 @@ def _go_mod(project: Project, target: Target, plan: sync.Sync, tidy: bool) -> Ca
     return go_mod
 
 
-def upgrade(
-    project: Project, target: Target, *, keep_edited: bool = False, tidy: bool = True, dry_run: bool = False
-) -> UpgradeResult:
-    """Re-pin go.mod, rewrite the version-specific generated files, tidy, and update
-    kplugin.yaml; raise before changing anything if a file to rewrite was edited."""
+@dataclass
+class Prepared:
+    """An upgrade that passed every check and is ready to run."""
+
+    project: Project
+    target: Target
+    plan: sync.Sync
+
+
+def prepare(project: Project, target: Target, *, keep_edited: bool = False) -> Prepared:
+    """Every check, before anything runs: the user's code can move, and no generated
+    file that needs rewriting was edited by hand (unless edits are kept)."""
     spec = project.spec(target)
     check_user_code(project, spec)
-    result = UpgradeResult(old=project.version, new=target.version)
     plan = sync.plan(project, spec, keep_edited=keep_edited)
     if plan.conflicts and not keep_edited:
         raise OperationError(plan.conflict_message(f"kplugin upgrade to {target.version}"))
-    result.kept = plan.conflicts
+    return Prepared(project, target, plan)
+
+
+def upgrade(prepared: Prepared, *, tidy: bool = True, dry_run: bool = False) -> UpgradeResult:
+    """Re-pin go.mod, rewrite the version-specific generated files, tidy, and update
+    kplugin.yaml, through a staged copy (a failure changes nothing)."""
+    project, target, plan = prepared.project, prepared.target, prepared.plan
+    result = UpgradeResult(old=project.version, new=target.version, kept=plan.conflicts)
     if dry_run:
         result.changed = sorted({*plan.writes, *plan.deletes, PurePosixPath("go.mod"), PurePosixPath("go.sum")})
         return result

@@ -17,6 +17,8 @@ EPILOG = """Examples:
   kplugin build ./gpu-aware --builder local --platform linux/amd64,linux/arm64
 
   kplugin build --json --output dist/
+
+  kplugin build --k8s 1.37 --builder local    # another version: bin/v1.37.2/kube-scheduler
 """
 
 
@@ -24,7 +26,12 @@ EPILOG = """Examples:
 def build(
     path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
     k8s: Annotated[
-        str | None, typer.Option("--k8s", help="Kubernetes version to build for (must match the project's).")
+        str | None,
+        typer.Option(
+            "--k8s",
+            help="Kubernetes version to build for. Default: the project's. Another version builds from a "
+            "retargeted copy; the project is not changed.",
+        ),
     ] = None,
     builder: Annotated[
         str, typer.Option(help="auto (Docker if a daemon answers, else local), docker, local.")
@@ -47,19 +54,18 @@ def build(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
     """Build the project's kube-scheduler (static) and its image, then verify the binary."""
+    from contextlib import ExitStack
+
     from kplugin import build as core
     from kplugin import project as projects
+    from kplugin import upgrade
     from kplugin.cli.console import say, status
-    from kplugin.errors import UsageError
     from kplugin.versions import resolve
 
     project = projects.load(path)
-    if k8s is not None and resolve(k8s).version != project.version:
-        raise UsageError(
-            f"--k8s {k8s}: the project is pinned to Kubernetes {project.version}; "
-            "building for another version is not supported yet"
-        )
+    target = resolve(k8s) if k8s is not None else project.target
     platforms = core.parse_platforms(platform)
+    chosen = core.choose_builder(builder)
     log_lines: list[str] = []
 
     def log(line: str) -> None:
@@ -67,25 +73,35 @@ def build(
         if verbose:
             sys.stderr.write(line + "\n")
 
-    request = core.BuildRequest(
-        project=project,
-        builder=builder,
-        platforms=platforms,
-        image=image,
-        go_image=go_image,
-        base_image=base_image,
-        output=output,
-        push=push,
-        network=network,
-        log=log,
-    )
-    chosen = core.choose_builder(builder)
     started = time.monotonic()
     try:
-        with status(f"building with {chosen[0]} ({chosen[1]})") as update:
-            result = core.build(
-                request, lambda step: update(f"{step} ({time.monotonic() - started:.0f}s)"), chosen=chosen
+        with ExitStack() as stack:
+            if target.version != project.version:
+                pinned = project
+                with status(
+                    f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version} "
+                    "(go mod tidy downloads modules)…"
+                ):
+                    project = stack.enter_context(upgrade.retargeted(pinned, target))
+                if output is None and chosen[0] == "local":
+                    output = pinned.root / "bin" / target.version.tag
+                say(f"building for Kubernetes {target.version}; {pinned.root.name} stays pinned to {pinned.version}")
+            request = core.BuildRequest(
+                project=project,
+                builder=builder,
+                platforms=platforms,
+                image=image,
+                go_image=go_image,
+                base_image=base_image,
+                output=output,
+                push=push,
+                network=network,
+                log=log,
             )
+            with status(f"building with {chosen[0]} ({chosen[1]})") as update:
+                result = core.build(
+                    request, lambda step: update(f"{step} ({time.monotonic() - started:.0f}s)"), chosen=chosen
+                )
     finally:
         if log_file is not None:
             log_file.write_text("\n".join(log_lines) + "\n")

@@ -42,8 +42,9 @@ def upgrade(
         raise UsageError("missing --k8s; e.g. kplugin upgrade --k8s 1.37 (kplugin versions lists them)")
     project = projects.load(path)
     target = resolve(k8s)
+    prepared = core.prepare(project, target, keep_edited=keep_edited)
     with status(f"upgrading {project.root.name} from Kubernetes {project.version} to {target.version}…"):
-        result = core.upgrade(project, target, keep_edited=keep_edited, tidy=not no_tidy, dry_run=dry_run)
+        result = core.upgrade(prepared, tidy=not no_tidy, dry_run=dry_run)
     if as_json:
         payload = {
             "from": str(result.old),

@@ -29,6 +29,7 @@ def versions(
             "config_api_versions": list(r.config_api_versions),
             "staging_modules": len(r.staging_modules),
             "supported": r.supported,
+            "api_changes": list(r.api_changes),
         }
         for r in releases
     ]
@@ -38,7 +39,9 @@ def versions(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("minor", "newest patch", "go directive", "Go", "config APIs", "staging", "supported")
+    table = Table(
+        "minor", "newest patch", "go directive", "Go", "config APIs", "staging", "supported", "plugin API changes"
+    )
     for row in rows:
         table.add_row(
             row["minor"],
@@ -48,5 +51,6 @@ def versions(
             ", ".join(row["config_api_versions"]),
             str(row["staging_modules"]),
             "yes" if row["supported"] else "not yet",
+            "; ".join(row["api_changes"]) or "-",
         )
     Console().print(table)

@@ -1,0 +1,124 @@
+"""Go spellings per minor, the import pruner and the API fact timeline (no Go needed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kplugin import goapi, gosource
+from kplugin.maintainer import catalog
+from kplugin.versions import catalog as releases
+
+
+def shape(minor: str) -> dict[str, object]:
+    return releases()[minor].shape
+
+
+@pytest.mark.parametrize(
+    ("minor", "node_info", "status", "handle", "queued", "max_score", "statuses"),
+    [
+        ("1.28", "*framework.NodeInfo", "framework.Status", "framework.Handle", "*framework.QueuedPodInfo",
+         "framework.MaxNodeScore", "framework.NodeToStatusMap"),
+        ("1.32", "*framework.NodeInfo", "framework.Status", "framework.Handle", "*framework.QueuedPodInfo",
+         "framework.MaxNodeScore", "framework.NodeToStatusReader"),
+        ("1.34", "fwk.NodeInfo", "fwk.Status", "framework.Handle", "fwk.QueuedPodInfo",
+         "framework.MaxNodeScore", "framework.NodeToStatusReader"),
+        ("1.35", "fwk.NodeInfo", "fwk.Status", "fwk.Handle", "fwk.QueuedPodInfo",
+         "fwk.MaxNodeScore", "fwk.NodeToStatusReader"),
+        ("1.36", "fwk.NodeInfo", "fwk.Status", "fwk.Handle", "fwk.QueuedPodInfo",
+         "fwk.MaxScore", "fwk.NodeToStatusReader"),
+        ("1.37", "fwk.NodeInfo", "fwk.Status", "fwk.Handle", "fwk.QueuedEntityInfo",
+         "fwk.MaxScore", "fwk.NodeToStatusReader"),
+    ],
+)  # fmt: skip
+def test_native_spellings_follow_the_split(
+    minor: str, node_info: str, status: str, handle: str, queued: str, max_score: str, statuses: str
+) -> None:
+    names = goapi.native_names(shape(minor))
+    assert names["NodeInfo"] == node_info
+    assert names["Status"] == status
+    assert names["Handle"] == handle
+    assert names["QueuedInfo"] == queued
+    assert names["MaxNodeScore"] == max_score
+    assert names["NodeToStatusReader"] == statuses
+    assert names["Allocatable"] == "allocatable"  # native code calls package-local helpers
+    assert ("PreBindPreFlightResult" in names) == (minor in {"1.36", "1.37"})
+
+
+def test_layer_spells_everything_through_fw() -> None:
+    names = goapi.layer_names()
+    assert all(value == f"fw.{key}" for key, value in names.items())
+    # every name native code can use exists in the layer too (the surface is complete)
+    assert set(goapi.native_names(shape("1.37"))) - {"SharedLister", "NodeInfoLister", "StorageInfoLister"} <= set(
+        names
+    )
+
+
+def test_prune_drops_unused_imports_only() -> None:
+    source = """package p
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	_ "k8s.io/component-base/logs/json/register"
+
+	"example.com/x/internal/fw"
+)
+
+// fmt.Sprintf in a comment is no use of fmt, nor is "time.Now" in a string.
+var s = "time.Now"
+
+func f(ctx context.Context, p *v1.Pod) fw.Code {
+	klog.FromContext(ctx).Info("x")
+	return fw.Success
+}
+"""
+    pruned = gosource.prune_imports(source)
+    assert '"fmt"' not in pruned and '"time"' not in pruned and "fwk " not in pruned
+    for kept in ['"context"', 'v1 "k8s.io/api/core/v1"', '"k8s.io/klog/v2"', '_ "k8s.io/component-base', '/fw"']:
+        assert kept in pruned, kept
+    assert 'import (\n\t"context"\n\n\tv1' in pruned  # no blank line left where fmt and time were
+
+
+def test_prune_removes_an_emptied_block_and_groups() -> None:
+    source = 'package p\n\nimport (\n\t"fmt"\n\n\t"os"\n)\n\nfunc f() { _ = os.Args }\n'
+    assert gosource.prune_imports(source) == 'package p\n\nimport (\n\t"os"\n)\n\nfunc f() { _ = os.Args }\n'
+    none = 'package p\n\nimport (\n\t"fmt"\n)\n\nfunc f() {}\n'
+    assert gosource.tidy(none) == "package p\n\nfunc f() {}\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [("k8s.io/klog/v2", "klog"), ("sigs.k8s.io/yaml", "yaml"), ("k8s.io/api/core/v1", "v1"), ("fmt", "fmt")],
+)
+def test_package_names(path: str, name: str) -> None:
+    assert gosource.package_name(path) == name
+
+
+def test_fact_timeline_gives_each_minor_its_shape() -> None:
+    assert catalog.shape("1.28")["factory_ctx"] is False
+    assert catalog.shape("1.29")["factory_ctx"] is True
+    assert catalog.shape("1.33")["score_node_arg"] == "nodeInfo"
+    assert catalog.shape("1.32")["score_node_arg"] == "nodeName"
+    assert catalog.shape("1.34")["fwk_split"] == "types"
+    assert catalog.shape("1.35")["fwk_split"] == "plugins"
+    assert catalog.shape("1.36")["permit_results"] == 2
+    assert catalog.shape("1.35")["permit_results"] == 1
+    assert catalog.shape("1.37")["queued_info"] == "entity"
+    assert "Score gets the NodeInfo, not the name" in catalog.shape("1.33")["api_changes"]
+    assert catalog.shape("1.28")["api_changes"] == []
+    assert catalog.shape("1.38")["templates"] is False  # not checked against its sources yet
+
+
+def test_committed_catalog_carries_the_timeline(capsys: pytest.CaptureFixture[str]) -> None:
+    """The committed catalog.json is what --shapes-only derives from FACTS (no drift)."""
+    assert catalog.main(["--shapes-only"]) == 0
+    derived = json.loads(capsys.readouterr().out)
+    assert derived == json.loads(catalog.CATALOG.read_text())
+    assert all(entry["templates"] for entry in derived["minors"].values())

@@ -1,0 +1,242 @@
+"""kplugin upgrade and kplugin add plugin through the CLI, where no Go is needed: every
+refusal leaves the project byte for byte as it was; dry runs list exactly the
+version-specific files; add plugin --no-tidy writes the new package and registers it.
+The successful upgrades (go.mod re-pinned, tidied, built) are in test_integration_compat."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import Run, tree
+from ruamel.yaml import YAML
+
+from kplugin import scaffold
+
+Kplugin = Callable[..., Run]
+
+
+@pytest.fixture
+def project(kplugin: Kplugin, tmp_path: Path) -> Path:
+    run = kplugin("new", "gpu", "--k8s", "1.28.15", "--no-tidy", "-o", str(tmp_path), "--extension-points",
+                  "prefilter,filter,score")  # fmt: skip
+    assert run.code == 0, run.stderr
+    return tmp_path / "gpu"
+
+
+def refused(run: Run, code: int, *needles: str) -> None:
+    assert run.code == code, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("kplugin: error: ")
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    assert "Traceback" not in run.stderr
+
+
+def test_dry_run_lists_only_generated_files(kplugin: Kplugin, project: Path) -> None:
+    before = tree(project)
+    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json")
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert (result["from"], result["to"], result["dry_run"]) == ("1.28.15", "1.37.2", True)
+    changed = set(result["changed"])
+    assert {
+        "go.mod",
+        "go.sum",
+        "Dockerfile",
+        "internal/fw/zz_generated.fw.go",
+        "internal/schedtest/zz_generated.schedtest.go",
+        "pkg/gpu/zz_generated.adapter.go",
+        "deploy/rbac.yaml",  # 1.34 added DRA rules
+    } <= changed
+    assert not any(scaffold.is_user_file(Path(p)) for p in changed if p != "go.sum"), changed
+    assert tree(project) == before
+
+
+@pytest.mark.parametrize(
+    ("version", "needle"),
+    [
+        ("1.27", "Kubernetes 1.27 is not supported; supported: 1.28 to 1.37"),
+        ("1.99.0", "Kubernetes 1.99 is not supported"),
+        ("latest", "is not a Kubernetes version"),
+    ],
+)
+def test_unsupported_version(kplugin: Kplugin, project: Path, version: str, needle: str) -> None:
+    before = tree(project)
+    refused(kplugin("upgrade", str(project), "--k8s", version), 2, needle)
+    assert tree(project) == before
+
+
+def test_missing_version(kplugin: Kplugin, project: Path) -> None:
+    refused(kplugin("upgrade", str(project)), 2, "missing --k8s")
+
+
+def test_not_a_project(kplugin: Kplugin, tmp_path: Path) -> None:
+    (tmp_path / "main.go").write_text("package main\n")
+    refused(kplugin("upgrade", str(tmp_path), "--k8s", "1.37"), 2, "is not a kplugin project", "kplugin.yaml")
+    assert tree(tmp_path) == {"main.go": b"package main\n"}
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "needle"),
+    [
+        ("kplugin: [unclosed\n", "is not valid YAML"),
+        ("name: gpu\n", "malformed field"),
+        ("{{}", "is not valid YAML"),
+    ],
+)
+def test_corrupt_project_file(kplugin: Kplugin, project: Path, corrupt: str, needle: str) -> None:
+    (project / "kplugin.yaml").write_text(corrupt)
+    before = tree(project)
+    refused(kplugin("upgrade", str(project), "--k8s", "1.37"), 2, "kplugin.yaml", needle)
+    assert tree(project) == before
+
+
+def test_corrupt_version_in_project_file_names_the_file(kplugin: Kplugin, project: Path) -> None:
+    meta = project / "kplugin.yaml"
+    meta.write_text(meta.read_text().replace("kubernetes: 1.28.15", "kubernetes: 1.12.0"))
+    refused(kplugin("upgrade", str(project), "--k8s", "1.37"), 2, "kplugin.yaml: kubernetes: 1.12.0")
+
+
+@pytest.mark.parametrize("edited", ["internal/fw/zz_generated.fw.go", "pkg/gpu/zz_generated.adapter.go", "Dockerfile"])
+def test_hand_edited_generated_file_stops_upgrade(kplugin: Kplugin, project: Path, edited: str) -> None:
+    with (project / edited).open("a") as handle:
+        handle.write("\n// my change\n")
+    before = tree(project)
+    refused(kplugin("upgrade", str(project), "--k8s", "1.37"), 1, edited, "edited by hand", "nothing was changed")
+    assert tree(project) == before
+
+
+def test_edited_generated_file_that_does_not_change_is_no_conflict(kplugin: Kplugin, project: Path) -> None:
+    """.golangci.yml is the same on every version: an edit there does not block."""
+    with (project / ".golangci.yml").open("a") as handle:
+        handle.write("# mine\n")
+    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json")
+    assert run.code == 0, run.stderr
+    assert ".golangci.yml" not in json.loads(run.stdout)["changed"]
+
+
+def test_keep_edited_names_the_kept_files(kplugin: Kplugin, project: Path) -> None:
+    with (project / "Makefile").open("a") as handle:
+        handle.write("\nmine:\n\techo mine\n")
+    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json", "--keep-edited")
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["kept_edited"] == ["Makefile"]
+    assert "Makefile.kplugin-new" in result["changed"] and "Makefile" not in result["changed"]
+
+
+def test_file_in_the_way_is_a_conflict(kplugin: Kplugin, project: Path) -> None:
+    """A file kplugin did not generate where the target version needs one."""
+    meta = project / "kplugin.yaml"
+    data = YAML(typ="safe").load(meta)
+    del data["generated"]["internal/fw/zz_generated.fw.go"]
+    from kplugin import yamlio
+
+    meta.write_text(yamlio.dump(data))
+    (project / "internal/fw/zz_generated.fw.go").write_text("package fw // mine\n")
+    refused(kplugin("upgrade", str(project), "--k8s", "1.37"), 1, "not generated by kplugin")
+
+
+def test_native_project_stays_on_its_minor(kplugin: Kplugin, tmp_path: Path) -> None:
+    assert kplugin("new", "nat", "--k8s", "1.28.3", "--api", "native", "--no-tidy", "-o", str(tmp_path)).code == 0
+    project = tmp_path / "nat"
+    before = tree(project)
+    refused(
+        kplugin("upgrade", str(project), "--k8s", "1.33"),
+        2,
+        "written against the framework API of Kubernetes 1.28 (--api native)",
+        "pkg/nat/plugin.go would change",
+    )
+    assert tree(project) == before
+    run = kplugin("upgrade", str(project), "--k8s", "1.28.15", "--dry-run", "--json")
+    assert run.code == 0, run.stderr  # a patch upgrade keeps the API
+
+
+def test_bad_api_mode(kplugin: Kplugin, tmp_path: Path) -> None:
+    run = kplugin("new", "gpu", "--api", "fancy", "--no-tidy", "-o", str(tmp_path))
+    refused(run, 2, "--api 'fancy'")
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- kplugin add plugin ------------------------------------------------------------
+
+
+def test_add_plugin_creates_the_package_and_registers_it(kplugin: Kplugin, project: Path) -> None:
+    mine = project / "pkg/gpu/plugin.go"
+    mine.write_text(mine.read_text() + "\n// my own change\n")
+    before = tree(project)
+    run = kplugin("add", "plugin", "Another", "-p", str(project), "--extension-points", "prefilter,filter", "--no-tidy")
+    assert run.code == 0, run.stderr
+    after = tree(project)
+    for name in ["plugin.go", "plugin_test.go", "args.go", "register.go", "zz_generated.adapter.go"]:
+        assert f"pkg/another/{name}" in after, name
+    assert after["pkg/gpu/plugin.go"] == before["pkg/gpu/plugin.go"]
+    imports = after["cmd/scheduler/plugins.go"].decode()
+    assert (
+        '\t_ "example.com/gpu/pkg/another"\n\t_ "example.com/gpu/pkg/gpu"\n\t// +kplugin:scaffold:plugin-imports'
+        in (imports)
+    )
+    meta = YAML(typ="safe").load(after["kplugin.yaml"])
+    assert [p["name"] for p in meta["plugins"]] == ["Gpu", "Another"]
+    assert meta["generated"]["pkg/another/zz_generated.adapter.go"] == scaffold.digest(
+        after["pkg/another/zz_generated.adapter.go"]
+    )
+    config = YAML(typ="safe").load(after["deploy/scheduler-config.yaml"])
+    filters = [p["name"] for p in config["profiles"][0]["plugins"]["filter"]["enabled"]]
+    assert filters == ["Gpu", "Another"]
+    assert {c["name"] for c in config["profiles"][0]["pluginConfig"]} == {"Gpu", "Another"}
+    changed = {line.strip() for line in run.stderr.splitlines()[1:]}
+    assert "deploy/scheduler-config.yaml" in changed and "pkg/gpu/plugin.go" not in changed
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["Gpu"], "plugin 'Gpu' is already in this project"),
+        (["bad_name"], "plugin name 'bad_name'"),
+        (["NodeResourcesFit"], "clashes with"),
+        (["Second", "--extension-points", "nope"], "unknown extension point 'nope'"),
+    ],
+)
+def test_add_plugin_bad_input(kplugin: Kplugin, project: Path, args: list[str], needle: str) -> None:
+    before = tree(project)
+    refused(kplugin("add", "plugin", *args, "-p", str(project), "--no-tidy"), 2, needle)
+    assert tree(project) == before
+
+
+def test_add_second_queue_sort_refused(kplugin: Kplugin, tmp_path: Path) -> None:
+    assert kplugin("new", "qs", "--extension-points", "queuesort", "--no-tidy", "-o", str(tmp_path)).code == 0
+    refused(
+        kplugin("add", "plugin", "Other", "-p", str(tmp_path / "qs"), "--extension-points", "queuesort,filter"),
+        2,
+        "Qs already sorts the queue",
+    )
+
+
+def test_add_plugin_without_marker(kplugin: Kplugin, project: Path) -> None:
+    imports = project / "cmd/scheduler/plugins.go"
+    imports.write_text(imports.read_text().replace("\t// +kplugin:scaffold:plugin-imports\n", ""))
+    before = tree(project)
+    refused(kplugin("add", "plugin", "Another", "-p", str(project), "--no-tidy"), 1, "+kplugin:scaffold:plugin-imports")
+    assert tree(project) == before
+
+
+def test_add_plugin_stops_on_edited_config(kplugin: Kplugin, project: Path) -> None:
+    config = project / "deploy/scheduler-config.yaml"
+    config.write_text(config.read_text() + "# tuned by hand\n")
+    before = tree(project)
+    refused(
+        kplugin("add", "plugin", "Another", "-p", str(project), "--no-tidy"),
+        1,
+        "deploy/scheduler-config.yaml",
+        "edited by hand",
+    )
+    assert tree(project) == before
+    run = kplugin("add", "plugin", "Another", "-p", str(project), "--no-tidy", "--keep-edited")
+    assert run.code == 0, run.stderr
+    assert config.read_text().endswith("# tuned by hand\n")
+    assert "name: Another" in (project / "deploy/scheduler-config.yaml.kplugin-new").read_text()
