@@ -15,10 +15,11 @@ from conftest import REPO, Run, tree
 from ruamel.yaml import YAML
 
 from kplugin.maintainer import examples
+from kplugin.spec import ExtensionPoint
 
 pytestmark = pytest.mark.integration
 
-ALL_POINTS = "queuesort,prefilter,filter,prescore,score,reserve,permit,prebind,postbind"
+ALL_POINTS = ",".join(ExtensionPoint)
 LDFLAGS = "-s -w -X k8s.io/component-base/version.gitVersion=v1.28.3"
 PROJECTS = {
     "gpu-aware": ["--module", "example.com/gpu-scheduler", "--plugin", "GpuAware"],
@@ -119,11 +120,7 @@ def test_binary_is_the_pinned_kube_scheduler(binaries: dict[str, Path]) -> None:
     ("name", "plugin", "points"),
     [
         ("gpu-aware", "GpuAware", ["filter", "score"]),
-        (
-            "all-points",
-            "Everything",
-            ["queueSort", "preFilter", "filter", "preScore", "score", "reserve", "permit", "preBind", "postBind"],
-        ),
+        ("all-points", "Everything", [str(p.config_name) for p in ExtensionPoint if p.config_name]),
     ],
 )
 def test_real_scheduler_accepts_generated_config(
@@ -143,6 +140,9 @@ def test_real_scheduler_accepts_generated_config(
     args = {c["name"]: c.get("args") for c in profile["pluginConfig"]}
     assert args[plugin] == {"resourceName": "cpu"}
     assert written["leaderElection"]["resourceName"] == name
+    if name == "all-points":  # ours replace the defaults where only one can act
+        assert profile["plugins"]["queueSort"]["enabled"] == [{"name": plugin, "weight": 0}]
+        assert [p["name"] for p in profile["plugins"]["bind"]["enabled"]] == [plugin]
 
 
 def test_real_scheduler_rejects_unregistered_plugin(
