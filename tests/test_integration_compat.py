@@ -113,10 +113,11 @@ import (
 
 // The user's own test of their own changes: a cordon label and a bonus for fast nodes.
 func TestUserChanges(t *testing.T) {
+	cpu := func(n string) map[v1.ResourceName]string { return map[v1.ResourceName]string{v1.ResourceCPU: n} }
 	nodes := []*v1.Node{
-		schedtest.Node("big", map[v1.ResourceName]string{v1.ResourceCPU: "4"}, nil),
-		schedtest.Node("fast", map[v1.ResourceName]string{v1.ResourceCPU: "1"}, map[string]string{"example.com/fast": "true"}),
-		schedtest.Node("cordoned", map[v1.ResourceName]string{v1.ResourceCPU: "8"}, map[string]string{"example.com/cordoned": "true"}),
+		schedtest.Node("big", cpu("4"), nil),
+		schedtest.Node("fast", cpu("1"), map[string]string{"example.com/fast": "true"}),
+		schedtest.Node("cordoned", cpu("8"), map[string]string{"example.com/cordoned": "true"}),
 	}
 	h, err := schedtest.New(context.Background(), nodes, nil,
 		schedtest.Plugin{Name: Name, Factory: New, Extensions: extensions})
@@ -212,8 +213,8 @@ def test_build_for_another_version_from_a_retargeted_copy(kplugin: Callable[...,
                   "--validate", "--binary", binary["path"], "-o", str(out))  # fmt: skip
     assert run.code == 0, run.stderr
     written = tmp_path / "written.yaml"
-    proc = subprocess.run([binary["path"], "--config", str(out), "--write-config-to", str(written),
-                           "--secure-port=0", "--master=https://127.0.0.1:1"], capture_output=True, text=True)  # fmt: skip
+    cmd = [binary["path"], "--config", str(out), "--write-config-to", str(written), "--secure-port=0"]
+    proc = subprocess.run([*cmd, "--master=https://127.0.0.1:1"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     (profile,) = YAML(typ="safe").load(written)["profiles"]
     assert {"name": "Multi", "weight": 4} in profile["plugins"]["score"]["enabled"]
