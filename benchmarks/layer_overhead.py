@@ -34,8 +34,8 @@ def measure(minor: str, work: Path, count: int) -> dict[tuple[str, str], tuple[f
     """(impl, point) -> (median ns/op, allocs/op) for one minor."""
     project = work / f"bench-{minor.replace('.', '-')}"
     if not project.exists():
-        new = [sys.executable, "-m", "kplugin", "new", project.name, "--k8s", minor, "--plugin", "Bench", "--module", "example.com/bench",
-               "--extension-points", "prefilter,filter,score", "-o", str(work)]  # fmt: skip
+        new = [sys.executable, "-m", "kplugin", "new", project.name, "--k8s", minor, "--plugin", "Bench"]
+        new += ["--module", "example.com/bench", "--extension-points", "prefilter,filter,score", "-o", str(work)]
         subprocess.run(new, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         package = project / "pkg" / "bench"
         shutil.copy(NATIVE / "bench_compare_test.go", package / "bench_compare_test.go")
