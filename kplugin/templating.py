@@ -55,17 +55,10 @@ def _environment(root: Path, options: tuple[tuple[str, Any], ...]) -> Any:
 def _bytecode_cache(cache_type: Any) -> Any:
     """Compiled templates are cached per user (keyed by source checksum), which halves
     the time of a generation; without a writable cache directory, compile every time."""
-    import os
+    from kplugin.cache import directory
 
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    directory = base / "kplugin" / "jinja"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    if not os.access(directory, os.W_OK):
-        return None
-    return cache_type(str(directory))
+    base = directory("jinja")
+    return cache_type(str(base)) if base is not None else None
 
 
 def template_variables(tree: str) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,19 @@ class Run:
     code: int
     stdout: str
     stderr: str
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """kplugin's cache (Jinja bytecode, render results) in a directory of this run, not ~/.cache."""
+    home = tmp_path_factory.mktemp("cache-home")
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(home)
+    yield home
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from typing import Annotated
 
 import typer
@@ -132,6 +131,8 @@ def _report(err: Exception) -> int:
     from kplugin.errors import KpluginError, ToolError
 
     if state.debug:
+        import traceback
+
         traceback.print_exception(err)
     if isinstance(err, KpluginError):
         sys.stderr.write(f"kplugin: error: {err}\n")

@@ -49,19 +49,11 @@ def render_config(
     binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler for --validate.")] = None,
 ) -> None:
     """Render the KubeSchedulerConfiguration for the project and a Kubernetes version."""
-    from kplugin import project as projects
-    from kplugin import render
     from kplugin.cli.console import note, say
-    from kplugin.errors import OperationError, UsageError
-    from kplugin.plan import write_file
-    from kplugin.versions import resolve
+    from kplugin.errors import UsageError
 
-    project = projects.load(path)
-    target = resolve(k8s, need_templates=False) if k8s else project.target
     if leader_elect.lower() not in {"true", "false"}:
         raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")
-    if fmt not in render.FORMATS:
-        raise UsageError(f"--format {fmt!r}: choose from {', '.join(render.FORMATS)}")
     if merge is not None and fmt != "config":
         raise UsageError("--merge updates a KubeSchedulerConfiguration file: use it with --format config")
     if output is not None:
@@ -71,6 +63,39 @@ def render_config(
             raise UsageError(f"--output {output} exists; pass --force to overwrite it")
     if "*" in (disable_default or []):
         note("--disable-default '*' turns off every default plugin: for debugging, not production")
+
+    def emit(text: str) -> None:
+        if output is not None:
+            from kplugin.plan import write_file
+
+            write_file(output, text)
+            say(f"wrote {output}")
+        else:
+            sys.stdout.write(text)
+
+    # Without --validate and --merge the output is a pure function of the inputs: a
+    # result rendered before is served from kplugin's cache (no project or YAML work).
+    inputs = None
+    if not validate and merge is None:
+        options = [k8s, api_version, scheduler_name, multipoint, weight, leader_elect, disable_default, percentage]
+        inputs = _inputs(path, args_file, [*options, kubeconfig, fmt])
+        if inputs is not None:
+            from kplugin import cache
+
+            hit = cache.read("render-config", *inputs)
+            if hit is not None:
+                emit(hit.decode())
+                return
+
+    from kplugin import project as projects
+    from kplugin import render
+    from kplugin.errors import OperationError
+    from kplugin.versions import resolve
+
+    if fmt not in render.FORMATS:  # an invalid format is never in the cache: checked here
+        raise UsageError(f"--format {fmt!r}: choose from {', '.join(render.FORMATS)}")
+    project = projects.load(path)
+    target = resolve(k8s, need_templates=False) if k8s else project.target
     request = render.RenderRequest(
         project=project,
         target=target,
@@ -99,10 +124,23 @@ def render_config(
             raise OperationError(f"kube-scheduler {project.version} rejects the configuration: {message}")
         say(f"validated: {scheduler} accepts the configuration")
     if merge is not None:
+        from kplugin.plan import write_file
+
         write_file(merge, text)
         say(f"merged into {merge}")
-    elif output is not None:
-        write_file(output, text)
-        say(f"wrote {output}")
-    else:
-        sys.stdout.write(text)
+        return
+    if inputs is not None:
+        from kplugin import cache
+
+        cache.write("render-config", text.encode(), *inputs)
+    emit(text)
+
+
+def _inputs(project: Path, args_file: Path | None, options: list[object]) -> tuple[bytes, bytes, str] | None:
+    """Everything a render depends on: kplugin.yaml and --args by content, and the
+    options; None when a file cannot be read (the normal path then reports it)."""
+    try:
+        args = args_file.read_bytes() if args_file else b""
+        return (project / "kplugin.yaml").read_bytes(), args, repr(options)
+    except OSError:
+        return None
