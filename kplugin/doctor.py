@@ -532,6 +532,35 @@ def check_go_mod(ctx: Context) -> None:
             )
 
 
+def check_generated(ctx: Context) -> None:
+    """10. generated files as kplugin wrote them (kplugin.yaml records their sha256)."""
+    import hashlib
+
+    for name, recorded in sorted(ctx.project.generated.items()):
+        path = ctx.project.root / name
+        if not path.is_file():
+            ctx.add(
+                "generated",
+                WARNING,
+                path,
+                None,
+                f"generated file {name} is missing",
+                "kplugin upgrade and add plugin write it again",
+                "restore it from version control, or let kplugin upgrade recreate it",
+            )
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != recorded:
+            ctx.add(
+                "generated",
+                WARNING,
+                path,
+                None,
+                f"generated file {name} was edited by hand",
+                "kplugin upgrade and add plugin stop when a generated file they must rewrite was edited; "
+                "zz_generated files are rewritten for every Kubernetes version",
+                "move the change into your own files (or keep it with kplugin upgrade --keep-edited)",
+            )
+
+
 CHECKS: list[Callable[[Context], None]] = [
     check_plugin_names,
     check_api_version,
@@ -542,6 +571,7 @@ CHECKS: list[Callable[[Context], None]] = [
     check_args,
     check_weights,
     check_go_mod,
+    check_generated,
 ]
 
 

@@ -91,6 +91,10 @@ def seed(project: Path, mistake: str, tmp_path: Path) -> list[str]:
         edit(project / "go.mod", "k8s.io/api => k8s.io/api v0.28.3", "k8s.io/api => k8s.io/api v0.28.2")
     elif mistake == "go-mod-missing":
         edit(project / "go.mod", "\tk8s.io/kubelet => k8s.io/kubelet v0.28.3\n", "")
+    elif mistake == "generated-edited":
+        edit(project / "pkg/gpuaware/zz_generated.adapter.go", "DO NOT EDIT.", "DO NOT EDIT. (edited anyway)")
+    elif mistake == "generated-missing":
+        (project / "internal/fw/zz_generated.fw.go").unlink()
     elif mistake == "go-mod-require":
         edit(project / "go.mod", "require k8s.io/kubernetes v1.28.3", "require k8s.io/kubernetes v1.28.2")
     else:
@@ -121,6 +125,8 @@ CASES = [
     ("go-mod-pin", "go-mod", "error", "go.mod", None, "k8s.io/api is pinned at v0.28.2"),
     ("go-mod-missing", "go-mod", "error", "go.mod", None, "no replace for k8s.io/kubelet"),
     ("go-mod-require", "go-mod", "error", "go.mod", 5, "k8s.io/kubernetes is not required at v1.28.3"),
+    ("generated-edited", "generated", "warning", "pkg/gpuaware/zz_generated.adapter.go", None, "edited by hand"),
+    ("generated-missing", "generated", "warning", "internal/fw/zz_generated.fw.go", None, "is missing"),
 ]
 
 
