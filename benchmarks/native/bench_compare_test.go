@@ -5,7 +5,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -14,21 +13,8 @@ import (
 )
 
 func benchCompare(b *testing.B, native schedtest.Plugin) {
-	var nodes []*v1.Node
-	var pods []*v1.Pod
-	var names []string
-	for i := 0; i < 100; i++ {
-		name := fmt.Sprintf("node-%03d", i)
-		names = append(names, name)
-		nodes = append(nodes, schedtest.Node(name, map[v1.ResourceName]string{v1.ResourceCPU: "16"}, map[string]string{poolLabel: "a"}))
-		pods = append(pods, schedtest.Pod("used-"+name, name, map[v1.ResourceName]string{v1.ResourceCPU: fmt.Sprintf("%dm", i*100)}))
-	}
+	h, names := benchHarness(b, native) // the generated benchmark_test.go's cluster
 	ctx := context.Background()
-	h, err := schedtest.New(ctx, nodes, pods,
-		schedtest.Plugin{Name: Name, Factory: New, Args: "nodeLabel: " + poolLabel, Extensions: extensions}, native)
-	if err != nil {
-		b.Fatal(err)
-	}
 	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
 	state, _ := h.Filter(ctx, pod) // PreFilter writes the demand both plugins read
 	info := h.NodeInfo(names[50])

@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.changes import DryRun, KeepEdited, report
 
 add_app = typer.Typer(
     name="add",
@@ -31,28 +32,18 @@ def plugin(
         str | None,
         typer.Option("--extension-points", help="As for kplugin new. Default: filter,score."),
     ] = None,
-    keep_edited: Annotated[
-        bool,
-        typer.Option("--keep-edited", help="Leave hand-edited generated files as they are; write FILE.kplugin-new."),
-    ] = False,
+    keep_edited: KeepEdited = False,
     no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
+    dry_run: DryRun = False,
 ) -> None:
     """Add a plugin package to the project and register it."""
     from kplugin import addplugin
     from kplugin import project as projects
-    from kplugin.cli.console import note, say
 
     project = projects.load(project_dir)
     result = addplugin.add_plugin(
         project, name, extension_points, keep_edited=keep_edited, tidy=not no_tidy, dry_run=dry_run
     )
-    verb = "would change" if dry_run else "changed"
-    say(
-        f"Plugin {result.plugin.name} ({', '.join(result.plugin.extension_points)}) in pkg/{result.plugin.package}: "
-        f"{len(result.changed)} file(s) {verb}"
-    )
-    for changed in result.changed:
-        say(f"  {changed}")
-    for kept in result.kept:
-        note(f"{kept.path} was edited by hand and kept; the new version is {kept.path}.kplugin-new")
+    plugin = result.plugin
+    headline = f"Plugin {plugin.name} ({', '.join(plugin.extension_points)}) in pkg/{plugin.package}"
+    report(headline, result.changed, [c.path for c in result.kept], dry_run)

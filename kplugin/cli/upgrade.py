@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.changes import DryRun, KeepEdited, report
 
 EPILOG = """Examples:
 
@@ -23,12 +24,9 @@ EPILOG = """Examples:
 def upgrade(
     path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
     k8s: Annotated[str | None, typer.Option("--k8s", help="Target Kubernetes version: X.Y.Z, vX.Y.Z or X.Y.")] = None,
-    keep_edited: Annotated[
-        bool,
-        typer.Option("--keep-edited", help="Leave hand-edited generated files as they are; write FILE.kplugin-new."),
-    ] = False,
+    keep_edited: KeepEdited = False,
     no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy (go.sum not updated).")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
+    dry_run: DryRun = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
     """Move the project to another Kubernetes version, keeping the plugin code as it is."""
@@ -57,11 +55,6 @@ def upgrade(
         return
     for notice in result.notices:
         note(notice)
-    verb = "would change" if dry_run else "changed"
-    say(f"Kubernetes {result.old} → {result.new}: {len(result.changed)} file(s) {verb}")
-    for changed in result.changed:
-        say(f"  {changed}")
-    for kept in result.kept:
-        note(f"{kept.path} was edited by hand and kept; the new version is {kept.path}.kplugin-new")
+    report(f"Kubernetes {result.old} → {result.new}", result.changed, [c.path for c in result.kept], dry_run)
     if not result.changed:
         say("nothing to change: the project is already generated for this version")

@@ -192,12 +192,7 @@ def main(argv: list[str] | None = None) -> int:
             for fact in [*FACTS, "templates", "api_changes"]:
                 entry.pop(fact, None)
             entry.update(shape(minor))
-        text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-        if args.write:
-            CATALOG.write_text(text)
-        else:
-            sys.stdout.write(text)
-        return 0
+        return _emit(data, args.write)
     if args.only:
         data = json.loads(CATALOG.read_text())
         for minor in args.only.split(","):
@@ -206,12 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"{minor}: no usable patch")
             print(f"{minor}: v{minor}.{entry['newest_patch']}", file=sys.stderr)
             data["minors"][minor] = entry
-        text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-        if args.write:
-            CATALOG.write_text(text)
-        else:
-            sys.stdout.write(text)
-        return 0
+        return _emit(data, args.write)
     major, first = (int(x) for x in args.first.split("."))
     minors: dict[str, Any] = {}
     y = first
@@ -223,8 +213,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{minor}: v{minor}.{entry['newest_patch']}", file=sys.stderr)
         minors[minor] = entry
         y += 1
-    text = json.dumps({"schema": 1, "minors": minors}, indent=2, sort_keys=True) + "\n"
-    if args.write:
+    return _emit({"schema": 1, "minors": minors}, args.write)
+
+
+def _emit(data: dict[str, Any], write: bool) -> int:
+    """The catalog as committed JSON: into kplugin/data/catalog.json, or on stdout."""
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    if write:
         CATALOG.write_text(text)
     else:
         sys.stdout.write(text)

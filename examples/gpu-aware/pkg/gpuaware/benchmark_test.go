@@ -10,8 +10,9 @@ import (
 	"example.com/gpu-scheduler/internal/schedtest"
 )
 
-// benchHarness is a 100-node cluster, every node labelled and partly used.
-func benchHarness(b *testing.B) (*schedtest.Harness, []string) {
+// benchHarness is a 100-node cluster, every node labelled and partly used, with the
+// plugin enabled (and others, e.g. one to compare it with).
+func benchHarness(b *testing.B, others ...schedtest.Plugin) (*schedtest.Harness, []string) {
 	b.Helper()
 	var nodes []*v1.Node
 	var pods []*v1.Pod
@@ -22,8 +23,8 @@ func benchHarness(b *testing.B) (*schedtest.Harness, []string) {
 		nodes = append(nodes, schedtest.Node(name, map[v1.ResourceName]string{v1.ResourceCPU: "16"}, map[string]string{poolLabel: "a"}))
 		pods = append(pods, schedtest.Pod("used-"+name, name, map[v1.ResourceName]string{v1.ResourceCPU: fmt.Sprintf("%dm", i*100)}))
 	}
-	h, err := schedtest.New(context.Background(), nodes, pods,
-		schedtest.Plugin{Name: Name, Factory: New, Args: "nodeLabel: " + poolLabel, Extensions: extensions})
+	plugin := schedtest.Plugin{Name: Name, Factory: New, Args: "nodeLabel: " + poolLabel, Extensions: extensions}
+	h, err := schedtest.New(context.Background(), nodes, pods, append([]schedtest.Plugin{plugin}, others...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
