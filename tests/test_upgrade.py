@@ -240,3 +240,17 @@ def test_add_plugin_stops_on_edited_config(kplugin: Kplugin, project: Path) -> N
     assert run.code == 0, run.stderr
     assert config.read_text().endswith("# tuned by hand\n")
     assert "name: Another" in (project / "deploy/scheduler-config.yaml.kplugin-new").read_text()
+
+
+def test_project_without_recorded_files_is_refused(kplugin: Kplugin, project: Path) -> None:
+    """A kplugin.yaml of an earlier kplugin (no generated: section) cannot be upgraded safely."""
+    from kplugin import yamlio
+
+    meta = project / "kplugin.yaml"
+    data = YAML(typ="safe").load(meta)
+    del data["generated"]
+    meta.write_text(yamlio.dump(data))
+    before = tree(project)
+    refused(kplugin("upgrade", str(project), "--k8s", "1.37"), 2, "records no generated files", "kplugin new")
+    refused(kplugin("add", "plugin", "Other", "-p", str(project), "--no-tidy"), 2, "records no generated files")
+    assert tree(project) == before
