@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dockerenv
 import pytest
-from conftest import Run
+from conftest import Run, tree
 
 from kplugin import elf
 
@@ -146,10 +146,23 @@ def test_not_a_project(kplugin: Callable[..., Run], tmp_path: Path) -> None:
     assert "is not a kplugin project" in run.stderr
 
 
-def test_other_kubernetes_version_refused(kplugin: Callable[..., Run], project: Path) -> None:
-    run = kplugin("build", str(project), "--k8s", "1.28.4")
+def test_unsupported_kubernetes_version_refused(kplugin: Callable[..., Run], project: Path) -> None:
+    run = kplugin("build", str(project), "--k8s", "1.27.1", "--builder", "local")
     assert run.code == 2
-    assert "pinned to Kubernetes 1.28.3" in run.stderr
+    assert "Kubernetes 1.27 is not supported" in run.stderr
+
+
+def test_missing_kubernetes_version_fails_cleanly(kplugin: Callable[..., Run], project: Path) -> None:
+    """Building for a patch the Go module proxy does not have fails in the retargeted
+    copy: one line naming the version, the copy removed, the project untouched."""
+    before = tree(project)
+    run = kplugin("build", str(project), "--k8s", "1.28.99", "--builder", "local")
+    assert run.code == 1, run.stderr
+    errors = [line for line in run.stderr.splitlines() if line.startswith("kplugin: error:")]
+    assert len(errors) == 1 and "k8s.io/kubernetes@v1.28.99 does not exist" in errors[0], run.stderr
+    assert "Traceback" not in run.stderr
+    assert tree(project) == before
+    assert not [p for p in project.parent.iterdir() if ".kplugin-" in p.name], "the retargeted copy is left"
 
 
 def test_legacy_builder_fallback(

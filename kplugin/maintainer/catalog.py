@@ -2,10 +2,11 @@
 
 Run ``python -m kplugin.maintainer.catalog --write`` (or ``make catalog``) to refresh
 ``kplugin/data/catalog.json``. For each Kubernetes minor it finds the newest patch the
-proxy serves, reads that release's own go.mod (go directive, every ``k8s.io/*`` module
-replaced by ``./staging``), checks each staging module is tagged at ``v0.Y.Z``, reads the
-Go release the project built it with (``.go-version``), and which scheduler config API
-versions its ``k8s.io/kube-scheduler`` still ships. API-shape facts that cannot be read
+proxy serves that a generated project can be tidied at (the proxy here serves only part
+of some releases), reads that release's own go.mod (go directive, every ``k8s.io/*``
+module replaced by ``./staging``), checks each staging module is tagged at ``v0.Y.Z``,
+reads the Go release the project built it with (``.go-version``), and which scheduler
+config API versions its ``k8s.io/kube-scheduler`` still ships. API-shape facts that cannot be read
 off a directory listing are kept in ``FACTS`` below, each verified against the source;
 ``--shapes-only`` re-applies them without the network.
 """
@@ -105,35 +106,67 @@ def served_patches(minor: str) -> list[int]:
     return [p for p, ok in enumerate(found) if ok]
 
 
-def downloadable(path: str, version: str) -> bool:
-    """The proxy serves the module's zip, not only its .info and .mod (here it may not)."""
-    result = go_json("mod", "download", "-json", f"{path}@{version}")
-    return result is not None and not result.get("Error")
-
-
 def untagged_staging(staging: list[str], version: str) -> list[str]:
+    """Staging modules the proxy has no v0.Y.Z tag for (no replace is written for them)."""
     with ThreadPoolExecutor(max_workers=8) as pool:
         tagged = list(pool.map(lambda m: module_info(m, version) is not None, staging))
-    missing = [m for m, ok in zip(staging, tagged, strict=True) if not ok]
-    compiled = [m for m in staging if m not in missing and not m.startswith("k8s.io/sample-")]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        zips = list(pool.map(lambda m: downloadable(m, version), compiled))
-    return missing + [m for m, ok in zip(compiled, zips, strict=True) if not ok]
+    return [m for m, ok in zip(staging, tagged, strict=True) if not ok]
+
+
+# What a generated project imports from Kubernetes (the testing helpers come per minor).
+PROBE_IMPORTS = (
+    "k8s.io/client-go/informers",
+    "k8s.io/client-go/kubernetes/fake",
+    "k8s.io/component-base/cli",
+    "k8s.io/component-base/logs/json/register",
+    "k8s.io/component-base/metrics/prometheus/clientgo",
+    "k8s.io/component-base/metrics/prometheus/version",
+    "k8s.io/kubernetes/cmd/kube-scheduler/app",
+    "k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder",
+    "k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort",
+    "k8s.io/kubernetes/pkg/scheduler/framework/runtime",
+    "k8s.io/kubernetes/pkg/scheduler/metrics",
+)
+
+
+def tidy_problem(minor: str, patch: int, staging: list[str]) -> str | None:
+    """None when ``go mod tidy`` succeeds for a module importing what a generated project
+    imports, at this patch with its staging modules replaced; else go's last line. The
+    proxy here serves only part of some releases (a zip answering 403): whether that
+    matters depends on whether the module's packages are compiled, which tidy knows."""
+    import tempfile
+
+    tag = f"v0.{minor.split('.')[1]}.{patch}"
+    imports = [*PROBE_IMPORTS, str(shape(minor)["testing_import"])]
+    replaces = "".join(f"\t{m} => {m} {tag}\n" for m in staging)
+    with tempfile.TemporaryDirectory(prefix="kplugin-catalog-") as tmp:
+        Path(tmp, "go.mod").write_text(
+            f"module probe\n\ngo 1.20\n\nrequire k8s.io/kubernetes v{minor}.{patch}\n\nreplace (\n{replaces})\n"
+        )
+        Path(tmp, "probe.go").write_text(
+            "package probe\n\nimport (\n" + "".join(f'\t_ "{i}"\n' for i in imports) + ")\n"
+        )
+        proc = subprocess.run(["go", "mod", "tidy"], cwd=tmp, capture_output=True, text=True, check=False)
+    if proc.returncode == 0:
+        return None
+    lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+    named = [line for line in lines if "@v" in line]  # the module version that failed
+    return (named or lines or [f"go mod tidy exit {proc.returncode}"])[0]
 
 
 def newest_patch(minor: str) -> int | None:
-    """The newest patch whose staging modules the proxy serves (sample-* excepted: they
-    are never compiled); a patch missing one cannot be built."""
+    """The newest patch a generated project can be tidied (and so built) at."""
     for patch in sorted(served_patches(minor), reverse=True):
         info = module_info("k8s.io/kubernetes", f"v{minor}.{patch}")
         assert info is not None
         staging = sorted(
             set(re.findall(r"^\s*(k8s\.io/[\w.-]+) => \./staging/", Path(info["GoMod"]).read_text(), re.M))
         )
-        missing = untagged_staging(staging, f"v0.{minor.split('.')[1]}.{patch}")
-        if all(m.startswith("k8s.io/sample-") for m in missing):
+        untagged = untagged_staging(staging, f"v0.{minor.split('.')[1]}.{patch}")
+        problem = tidy_problem(minor, patch, [m for m in staging if m not in untagged])
+        if problem is None:
             return patch
-        print(f"{minor}.{patch}: skipped, not served: {', '.join(missing)}", file=sys.stderr)
+        print(f"{minor}.{patch}: skipped, {problem}", file=sys.stderr)
     return None
 
 
