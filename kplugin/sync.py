@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from kplugin import proc, scaffold, yamlio
-from kplugin.errors import OperationError, ToolError, UsageError
+from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
 from kplugin.spec import ProjectSpec
 from kplugin.versions import Target
@@ -247,7 +247,5 @@ def apply(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None 
     try:
         with staged(project, sync, go_mod) as stage:
             return commit(project, sync, stage)
-    except ToolError:
-        raise
     except OSError as err:
         raise OperationError(f"updating {project.root}: {err.strerror or err}") from err
