@@ -28,7 +28,7 @@ import (
 // framework of Kubernetes {{ c.k8s_minor }} expects it.
 func New({% if S.factory_ctx %}ctx context.Context, {% endif %}obj runtime.Object, h {{ N.Handle }}) ({{ N.Plugin }}, error) {
 {% if not S.factory_ctx %}
-	ctx := context.TODO() // Kubernetes {{ c.k8s_minor }} passes no context to plugin factories
+	ctx := context.Background() // Kubernetes {{ c.k8s_minor }} passes no context to plugin factories
 {% endif %}
 	args, err := DecodeArgs(obj)
 	if err != nil {
@@ -126,7 +126,7 @@ func (a *adapter) PreBindPreFlight(ctx context.Context, state fw.CycleState, pod
 // EventsToRegister: Kubernetes {{ c.k8s_minor }} asks without a context and takes no error. The
 // list is read once at start-up; an error stops the scheduler, as it does from 1.31.
 func (a *adapter) EventsToRegister() []fw.ClusterEventWithHint {
-	events, err := a.{{ P }}.EventsToRegister(context.TODO())
+	events, err := a.{{ P }}.EventsToRegister(context.Background())
 	if err != nil {
 		panic(fmt.Sprintf("plugin %s: EventsToRegister: %v", Name, err))
 	}

@@ -18,7 +18,7 @@ import (
 // (a *runtime.Unknown, or nil) strictly, calls NewPlugin, and returns the plugin as the
 // framework of Kubernetes 1.28 expects it.
 func New(obj runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	ctx := context.TODO() // Kubernetes 1.28 passes no context to plugin factories
+	ctx := context.Background() // Kubernetes 1.28 passes no context to plugin factories
 	args, err := DecodeArgs(obj)
 	if err != nil {
 		return nil, err
