@@ -48,10 +48,8 @@ class Conflict:
 
 @dataclass
 class Sync:
-    """What bringing ``root`` in line with ``spec`` takes."""
+    """What bringing a project in line with a spec takes."""
 
-    root: Path
-    spec: ProjectSpec
     writes: dict[PurePosixPath, bytes] = field(default_factory=dict)
     deletes: list[PurePosixPath] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
@@ -78,9 +76,16 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def plan(project: Project, spec: ProjectSpec, *, keep_edited: bool = False, force: bool = False) -> Sync:
-    """Compare the rendering of ``spec`` with the project on disk. ``force`` overwrites
-    edited files (only ever used on a throw-away copy)."""
+def plan(
+    project: Project,
+    spec: ProjectSpec,
+    *,
+    keep_edited: bool = False,
+    force: bool = False,
+    rendered: dict[PurePosixPath, bytes] | None = None,
+) -> Sync:
+    """Compare the rendering of ``spec`` (``rendered``, when the caller has it) with the
+    project on disk. ``force`` overwrites edited files (only ever used on a throw-away copy)."""
     recorded = project.generated
     if not recorded:
         raise UsageError(
@@ -88,8 +93,9 @@ def plan(project: Project, spec: ProjectSpec, *, keep_edited: bool = False, forc
             "kplugin, whose files this one cannot tell from yours; generate a new project with kplugin new and move "
             "your pkg/ code into it"
         )
-    rendered = scaffold.build_plan(spec, project.root).files
-    sync = Sync(root=project.root, spec=spec, go_mod=rendered[PurePosixPath("go.mod")])
+    if rendered is None:
+        rendered = scaffold.build_plan(spec, project.root).files
+    sync = Sync(go_mod=rendered[PurePosixPath("go.mod")])
     generated: dict[str, str] = {}
     for path, content in sorted(rendered.items()):
         if str(path) in scaffold.EDITED_FILES:

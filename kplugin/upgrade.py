@@ -25,13 +25,13 @@ class UpgradeResult:
     notices: list[str] = field(default_factory=list)
 
 
-def check_user_code(project: Project, spec: ProjectSpec) -> None:
+def check_user_code(project: Project, spec: ProjectSpec, after: dict[PurePosixPath, bytes]) -> None:
     """The user's files must not depend on the version. With the compatibility layer they
-    never do; a --api native project can move only where its framework API is the same."""
+    never do; a --api native project can move only where its framework API is the same.
+    ``after`` is the rendering of ``spec``."""
     if project.api != NATIVE:
         return
     before = scaffold.build_plan(project.spec(), project.root).files
-    after = scaffold.build_plan(spec, project.root).files
     differing = sorted(p for p in before if scaffold.is_user_file(p) and before[p] != after.get(p))
     if differing:
         raise UsageError(
@@ -64,8 +64,9 @@ def prepare(project: Project, target: Target, *, keep_edited: bool = False) -> P
     """Every check, before anything runs: the user's code can move, and no generated
     file that needs rewriting was edited by hand (unless edits are kept)."""
     spec = project.spec(target)
-    check_user_code(project, spec)
-    plan = sync.plan(project, spec, keep_edited=keep_edited)
+    rendered = scaffold.build_plan(spec, project.root).files
+    check_user_code(project, spec, rendered)
+    plan = sync.plan(project, spec, keep_edited=keep_edited, rendered=rendered)
     if plan.conflicts and not keep_edited:
         raise OperationError(plan.conflict_message(f"kplugin upgrade to {target.version}"))
     return Prepared(project, target, plan)
@@ -90,7 +91,8 @@ def retargeted(project: Project, target: Target) -> Iterator[Project]:
     """A throw-away copy of the project moved to ``target`` (generated files rewritten,
     go.mod re-pinned and tidied); the project itself is not touched."""
     spec = project.spec(target)
-    check_user_code(project, spec)
-    plan = sync.plan(project, spec, force=True)
+    rendered = scaffold.build_plan(spec, project.root).files
+    check_user_code(project, spec, rendered)
+    plan = sync.plan(project, spec, force=True, rendered=rendered)
     with sync.staged(project, plan, _go_mod(project, target, plan, tidy=True)) as stage:
         yield load(stage)
