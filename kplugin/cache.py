@@ -1,4 +1,5 @@
-"""kplugin's per-user cache directory (``$XDG_CACHE_HOME/kplugin``, else ``~/.cache/kplugin``).
+"""kplugin's per-user cache directory: ``$KPLUGIN_CACHE_DIR``, else ``$XDG_CACHE_HOME/kplugin``,
+else ``~/.cache/kplugin``.
 
 It holds compiled Jinja templates and the results of commands whose output is a pure
 function of their inputs (``render-config``). A result is stored with its whole key: every
@@ -22,11 +23,18 @@ _PACKAGE = Path(__file__).resolve().parent
 _SUFFIXES = (".py", ".json", ".jinja", ".go", ".yaml", ".md")
 
 
+def root() -> Path:
+    """Where kplugin caches live (not created)."""
+    if explicit := os.environ.get("KPLUGIN_CACHE_DIR"):
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kplugin"
+
+
 def directory(namespace: str) -> Path | None:
     """The cache directory for ``namespace``, created; None when caching is off."""
     if os.environ.get("KPLUGIN_NO_CACHE", "").lower() in {"1", "true", "yes"}:
         return None
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kplugin" / namespace
+    base = root() / namespace
     try:
         base.mkdir(parents=True, exist_ok=True)
     except OSError:

@@ -21,15 +21,20 @@ class Run:
 
 @pytest.fixture(scope="session", autouse=True)
 def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """kplugin's cache (Jinja bytecode, render results) in a directory of this run, not ~/.cache."""
-    home = tmp_path_factory.mktemp("cache-home")
-    previous = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(home)
+    """kplugin's cache (Jinja bytecode, render results) in a directory of this run, not ~/.cache.
+
+    Only kplugin's: setting XDG_CACHE_HOME instead would also move Go's build cache
+    (GOCACHE defaults under it), so every run would rebuild Kubernetes into a fresh,
+    multi-gigabyte cache instead of sharing the machine's.
+    """
+    home = tmp_path_factory.mktemp("kplugin-cache")
+    previous = os.environ.get("KPLUGIN_CACHE_DIR")
+    os.environ["KPLUGIN_CACHE_DIR"] = str(home)
     yield home
     if previous is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
+        os.environ.pop("KPLUGIN_CACHE_DIR", None)
     else:
-        os.environ["XDG_CACHE_HOME"] = previous
+        os.environ["KPLUGIN_CACHE_DIR"] = previous
 
 
 @pytest.fixture

@@ -258,14 +258,14 @@ def test_merge_malformed(kplugin: K, project: Path, tmp_path: Path) -> None:
 
 
 def cache_entries(home: Path) -> list[Path]:
-    directory = home / "kplugin" / "render-config"
+    directory = home / "render-config"
     return sorted(directory.iterdir()) if directory.is_dir() else []
 
 
 @pytest.fixture
 def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.setenv("KPLUGIN_CACHE_DIR", str(home))
     return home
 
 
@@ -316,11 +316,29 @@ def test_cache_off(kplugin: K, project: Path, cache_home: Path, monkeypatch: pyt
     assert not cache_home.exists()
 
 
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [
+        ({"KPLUGIN_CACHE_DIR": "/c/kp", "XDG_CACHE_HOME": "/c/xdg"}, "/c/kp"),
+        ({"XDG_CACHE_HOME": "/c/xdg"}, "/c/xdg/kplugin"),
+        ({"HOME": "/c/home"}, "/c/home/.cache/kplugin"),
+    ],
+)
+def test_where_the_cache_lives(monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], expected: str) -> None:
+    from kplugin import cache
+
+    for name in ("KPLUGIN_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert cache.root() == Path(expected)
+
+
 def test_a_clashing_entry_is_a_miss(cache_home: Path) -> None:
     from kplugin import cache
 
     cache.write("t", b"right", b"key-a")
-    (entry,) = (cache_home / "kplugin" / "t").iterdir()
+    (entry,) = (cache_home / "t").iterdir()
     assert cache.read("t", b"key-a") == b"right"
     assert cache.read("t", b"key-b") is None
     entry.write_bytes(b"\0" * 8 + b"another key entirely")  # same name, other contents
