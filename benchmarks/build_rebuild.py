@@ -13,7 +13,9 @@ distroless/static base adds about 2 MB.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,6 +42,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kplugin-bench-build-"))
+    atexit.register(shutil.rmtree, work, True)
     run([*KPLUGIN, "new", "bench", "--k8s", "1.28.3", "-o", str(work)])
     project = work / "bench"
     docker_args = [

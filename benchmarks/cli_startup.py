@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +46,14 @@ def main() -> int:
 
     compileall.compile_dir(Path(kplugin.__file__).parent, quiet=1)
     work = Path(tempfile.mkdtemp(prefix="kplugin-bench-"))
+    try:
+        measure(work, args.runs)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def measure(work: Path, runs: int) -> None:
     no_cache = {**os.environ, "KPLUGIN_NO_CACHE": "1"}
     counter = iter(range(1_000_000))
 
@@ -64,7 +73,7 @@ def main() -> int:
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for name, make in commands.items():  # warm-up: caches, page cache (and project p0 for render-config)
         timed(make(), envs.get(name))
-    for _ in range(args.runs):
+    for _ in range(runs):
         for name, make in commands.items():
             samples[name].append(timed(make(), envs.get(name)))
     median = {name: statistics.median(values) for name, values in samples.items()}
@@ -78,7 +87,6 @@ def main() -> int:
         elif name == "kplugin new --no-tidy":
             ratio = f"{value / cc_time:.2f}x cookiecutter (<1)"
         print(f"{name:28} {value:9.3f} {ratio:>22}")
-    return 0
 
 
 if __name__ == "__main__":

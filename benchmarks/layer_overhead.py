@@ -14,6 +14,7 @@ measures; the allocation part is also asserted by tests/test_integration_compat.
 from __future__ import annotations
 
 import argparse
+import atexit
 import re
 import shutil
 import statistics
@@ -58,6 +59,8 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="generate the projects here and keep them (reruns reuse them)")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="kplugin-layer-"))
+    if not args.keep:
+        atexit.register(shutil.rmtree, work, True)
     work.mkdir(parents=True, exist_ok=True)
     minors = sorted(
         (p.name.removeprefix("compare_").removesuffix("_test.go") for p in NATIVE.glob("compare_*_test.go")),
