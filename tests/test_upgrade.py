@@ -254,3 +254,28 @@ def test_project_without_recorded_files_is_refused(kplugin: Kplugin, project: Pa
     refused(kplugin("upgrade", str(project), "--k8s", "1.37"), 2, "records no generated files", "kplugin new")
     refused(kplugin("add", "plugin", "Other", "-p", str(project), "--no-tidy"), 2, "records no generated files")
     assert tree(project) == before
+
+
+def test_disk_full_while_copying_for_another_version(
+    kplugin: Kplugin, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OSError kplugin does not wrap itself (here: the disk fills while build --k8s
+    copies the project) is a failed operation: one line with the reason and the fix, exit
+    1, not an internal error; the project is untouched and the copy removed."""
+    import errno
+
+    from kplugin import sync
+
+    def full(source: Path, stage: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(stage / "go.sum"))
+
+    monkeypatch.setattr(sync, "_copy_project", full)
+    before = tree(project)
+    run = kplugin("build", str(project), "--k8s", "1.37", "--builder", "local")
+    assert run.code == 1, run.stderr
+    (error,) = [line for line in run.stderr.splitlines() if "error" in line]  # besides the progress line
+    assert error.startswith("kplugin: error: No space left on device: "), error
+    assert error.endswith("go.sum (free some disk space and run the command again)"), error
+    assert "Traceback" not in run.stderr
+    assert tree(project) == before
+    assert not [p for p in project.parent.iterdir() if ".kplugin-" in p.name], "the copy is left"

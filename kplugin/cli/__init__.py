@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 the operation failed, 2 bad usage or bad input.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from typing import Annotated
@@ -127,6 +128,15 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+_OS_HINTS = {
+    errno.ENOSPC: " (free some disk space and run the command again)",
+    errno.EDQUOT: " (free some disk space and run the command again)",
+    errno.EACCES: " (check the permissions of that path)",
+    errno.EPERM: " (check the permissions of that path)",
+    errno.EROFS: " (that file system is read-only: choose another directory)",
+}
+
+
 def _report(err: Exception) -> int:
     from kplugin.errors import KpluginError, ToolError
 
@@ -141,5 +151,11 @@ def _report(err: Exception) -> int:
         if isinstance(err, ToolError) and state.debug:
             sys.stderr.write(err.tail + "\n")
         return err.exit_code
+    if isinstance(err, OSError) and err.strerror:
+        # A file operation kplugin does not wrap itself (disk full, permissions): a
+        # failed operation, not a bug.
+        where = f": {err.filename}" if err.filename else ""
+        sys.stderr.write(f"kplugin: error: {err.strerror}{where}{_OS_HINTS.get(err.errno or 0, '')}\n")
+        return 1
     sys.stderr.write(f"kplugin: internal error: {type(err).__name__}: {err} (rerun with --debug for the traceback)\n")
     return 1
