@@ -8,7 +8,15 @@ from typing import Any
 
 from kplugin.errors import UsageError
 from kplugin.goapi import NATIVE
-from kplugin.spec import PluginSpec, ProjectSpec, parse_extension_points, validate_api
+from kplugin.spec import (
+    PluginSpec,
+    ProjectSpec,
+    default_image,
+    parse_extension_points,
+    retag_image,
+    validate_api,
+    validate_image,
+)
 from kplugin.versions import KubeVersion, Target, resolve
 
 PROJECT_FILE = "kplugin.yaml"
@@ -34,14 +42,20 @@ class Project:
 
     def spec(self, target: Target | None = None, plugins: tuple[PluginSpec, ...] | None = None) -> ProjectSpec:
         """The spec this project was generated from, optionally for another target or
-        with other plugins."""
+        with other plugins. The default image follows the version; a custom one is kept
+        (see retag_image)."""
+        target = target or self.target
+        image = None
+        if self.image != default_image(self.name, self.version):
+            image = retag_image(self.image, self.version, target.version)
         return ProjectSpec(
             name=self.name,
             module=self.module,
-            target=target or self.target,
+            target=target,
             scheduler_name=self.scheduler_name,
             plugins=plugins if plugins is not None else self.plugins,
             api=self.api,
+            image=image,
         )
 
 
@@ -68,7 +82,7 @@ def load(path: Path) -> Project:
             module=str(raw["module"]),
             target=resolve(str(raw["kubernetes"])),
             scheduler_name=str(raw["schedulerName"]),
-            image=str(raw["image"]),
+            image=validate_image(str(raw["image"])),
             plugins=plugins,
             args_fields={str(p["name"]): dict(p.get("args") or {}) for p in raw["plugins"]},
             # kplugin 0.1.0 wrote no api key and generated against the framework directly

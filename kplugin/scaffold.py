@@ -13,7 +13,7 @@ from kplugin import __version__, goapi, manifests, yamlio
 from kplugin.errors import OperationError
 from kplugin.plan import Change, FilePlan
 from kplugin.schedconfig import ARGS_DEFAULTS, ARGS_FIELDS, SchedulerConfig
-from kplugin.spec import ExtensionPoint, PluginSpec, ProjectSpec
+from kplugin.spec import ExtensionPoint, PluginSpec, ProjectSpec, split_image
 from kplugin.templating import render_tree
 
 PROJECT_FILE = "kplugin.yaml"
@@ -55,10 +55,6 @@ class Result:
     notices: list[str] = field(default_factory=list)
 
 
-def image_name(spec: ProjectSpec) -> str:
-    return f"{spec.name}:0.1.0-k8s{spec.target.version}"
-
-
 def scheduler_config(spec: ProjectSpec) -> SchedulerConfig:
     return SchedulerConfig(
         scheduler_names=(spec.scheduler_name,),
@@ -92,7 +88,7 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "staging_tag": version.staging_tag,
         "go_directive": release.go_directive,
         "go_image": f"golang:{release.go_image_tag}",
-        "image": image_name(spec),
+        "image": spec.image_ref,
         "_staging_modules": list(release.staging_modules),
         "_plugins": [
             {"name": p.name, "package": p.package, "extension_points": [str(e) for e in p.extension_points]}
@@ -127,7 +123,7 @@ def project_metadata(
         "kubernetes": str(spec.target.version),
         "api": spec.api,
         "schedulerName": spec.scheduler_name,
-        "image": image_name(spec),
+        "image": spec.image_ref,
         "plugins": [
             {
                 "name": p.name,
@@ -158,7 +154,7 @@ def _chart(spec: ProjectSpec, config: SchedulerConfig) -> dict[str, str]:
         "version": "0.1.0",
         "appVersion": str(spec.target.version),
     }
-    repository, _, tag = image_name(spec).partition(":")
+    repository, tag = split_image(spec.image_ref)
     values = {
         "image": {"repository": repository, "tag": tag, "pullPolicy": "IfNotPresent"},
         "replicas": 1,
@@ -184,7 +180,7 @@ def build_plan(spec: ProjectSpec, dest: Path) -> FilePlan:
     plan.add("deploy/scheduler-config.yaml", yamlio.dump(config.document()))
     plan.add("deploy/rbac.yaml", yamlio.dump_all(manifests.rbac(spec.name, spec.scheduler_name, _rules(spec))))
     plan.add("deploy/configmap.yaml", yamlio.dump(manifests.configmap(spec.name, config)))
-    plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, image_name(spec))))
+    plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, spec.image_ref)))
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
     for name, content in _chart(spec, config).items():
         plan.add(f"charts/{spec.name}/{name}", content)

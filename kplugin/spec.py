@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from kplugin.errors import UsageError
 from kplugin.goapi import API_MODES, LAYER
-from kplugin.versions import Target
+from kplugin.versions import KubeVersion, Target
 
 
 class ExtensionPoint(enum.StrEnum):
@@ -106,6 +106,14 @@ _RESERVED_PLUGIN_NAMES = IN_TREE_PLUGINS | frozenset(
     ).split()
 )
 _MODULE_ELEMENT = re.compile(r"[A-Za-z0-9._~-]+")
+# An image reference kplugin can tag a build with: [host[:port]/]path:tag (Docker's grammar).
+_IMAGE_PATH_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_IMAGE_REF = re.compile(
+    r"(?P<repository>"
+    r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?/)?"
+    rf"{_IMAGE_PATH_COMPONENT}(?:/{_IMAGE_PATH_COMPONENT})*)"
+    r":(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})"
+)
 
 
 def validate_project_name(name: str) -> str:
@@ -122,6 +130,36 @@ def validate_project_name(name: str) -> str:
     if problem:
         raise UsageError(f"project name {name!r} {problem}; try e.g. 'gpu-aware'")
     return name
+
+
+def validate_image(reference: str) -> str:
+    """The project's image: kplugin tags what it builds with it and writes it into the
+    Deployment and the chart, so it is a reference with a tag (no digest)."""
+    if len(reference) > 255 or not _IMAGE_REF.fullmatch(reference):
+        raise UsageError(
+            f"image {reference!r} is not an image reference with a tag ([registry/]path:tag, the path in "
+            "lowercase); e.g. registry.example.com/team/gpu-aware:0.1.0"
+        )
+    return reference
+
+
+def split_image(reference: str) -> tuple[str, str]:
+    """repository and tag of a valid reference (``localhost:5000/x:1`` → ``localhost:5000/x``, ``1``)."""
+    repository, _, tag = reference.rpartition(":")
+    return repository, tag
+
+
+def default_image(name: str, version: KubeVersion) -> str:
+    """The image a project of this name is tagged with for this Kubernetes version."""
+    return f"{name}:0.1.0-k8s{version}"
+
+
+def retag_image(image: str, old: KubeVersion, new: KubeVersion) -> str:
+    """A custom image moved to another Kubernetes version: where its tag names the old
+    version (``…:1.2.0-k8s1.28.3``) the new one takes its place; else it is kept."""
+    repository, tag = split_image(image)
+    whole = re.compile(rf"(?<![0-9.]){re.escape(str(old))}(?![0-9])")  # 1.28.3, not 1.28.30
+    return f"{repository}:{whole.sub(str(new), tag)}"
 
 
 def plugin_name_from_project(name: str) -> str:
@@ -245,6 +283,12 @@ class ProjectSpec:
     scheduler_name: str
     plugins: tuple[PluginSpec, ...] = field(default_factory=tuple)
     api: str = LAYER
+    # a custom image reference; None: default_image(name, version)
+    image: str | None = None
+
+    @property
+    def image_ref(self) -> str:
+        return self.image or default_image(self.name, self.target.version)
 
     @classmethod
     def build(
@@ -256,6 +300,7 @@ class ProjectSpec:
         extension_points: str | None = None,
         scheduler_name: str | None = None,
         api: str | None = None,
+        image: str | None = None,
     ) -> ProjectSpec:
         """Validate every user-supplied value, in the order the user typed them."""
         validate_project_name(name)
@@ -268,4 +313,5 @@ class ProjectSpec:
             scheduler_name=validate_scheduler_name(scheduler_name or name),
             plugins=(PluginSpec(plugin_name, points),),
             api=validate_api(api or LAYER),
+            image=validate_image(image) if image is not None else None,
         )

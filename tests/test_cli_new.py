@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Run, tree
-from test_spec import BAD_MODULES, BAD_PLUGIN_NAMES, BAD_PROJECT_NAMES
+from test_spec import BAD_IMAGES, BAD_MODULES, BAD_PLUGIN_NAMES, BAD_PROJECT_NAMES
 
 New = Callable[..., Run]
 
@@ -65,6 +65,24 @@ def test_unknown_extension_point(kplugin: New, tmp_path: Path) -> None:
 def test_bad_scheduler_name(kplugin: New, tmp_path: Path) -> None:
     run = kplugin("new", "gpu", "--scheduler-name", "kube-scheduler", "--no-tidy", "-o", str(tmp_path))
     assert_usage_error(run, "'kube-scheduler'", tmp_path)
+
+
+@pytest.mark.parametrize("image", BAD_IMAGES)
+def test_bad_image(kplugin: New, tmp_path: Path, image: str) -> None:
+    run = kplugin("new", "gpu", "--image", image, "--no-tidy", "-o", str(tmp_path))
+    assert_usage_error(run, "is not an image reference with a tag", tmp_path)
+
+
+def test_custom_image_everywhere(kplugin: New, tmp_path: Path) -> None:
+    """One reference for kplugin build (kplugin.yaml), the Deployment and the chart."""
+    image = "localhost:5000/team/gpu:1.2.0"
+    run = kplugin("new", "gpu", "--k8s", "1.28.3", "--image", image, "--no-tidy", "-o", str(tmp_path))
+    assert run.code == 0, run.stderr
+    project = tmp_path / "gpu"
+    assert f"\nimage: {image}\n" in (project / "kplugin.yaml").read_text()
+    assert f"        image: {image}\n" in (project / "deploy/deployment.yaml").read_text()
+    values = (project / "charts/gpu/values.yaml").read_text()
+    assert "image:\n  repository: localhost:5000/team/gpu\n  tag: 1.2.0\n" in values
 
 
 def test_unknown_option_is_usage_error(kplugin: New, tmp_path: Path) -> None:

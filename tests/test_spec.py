@@ -8,12 +8,15 @@ from kplugin.spec import (
     ProjectSpec,
     parse_extension_points,
     plugin_name_from_project,
+    retag_image,
+    split_image,
+    validate_image,
     validate_module_path,
     validate_plugin_name,
     validate_project_name,
     validate_scheduler_name,
 )
-from kplugin.versions import resolve
+from kplugin.versions import KubeVersion, resolve
 
 BAD_PROJECT_NAMES = [
     "gpu_aware",
@@ -55,6 +58,51 @@ BAD_MODULES = [
     "",
     "-x.com/y",
 ]
+
+BAD_IMAGES = [
+    "gpu",  # no tag: kplugin tags its build with the reference
+    "Gpu:1",
+    "gpu:",
+    "gpu:-1",
+    "gpu:1;rm -rf /",
+    "gpu@sha256:" + "a" * 64,
+    "registry.example.com/:1",
+    "gpu:1\nimage: evil",
+    "gpu:" + "a" * 129,
+    "",
+]
+
+
+@pytest.mark.parametrize("image", BAD_IMAGES)
+def test_image_rejected(image: str) -> None:
+    with pytest.raises(UsageError, match="is not an image reference with a tag"):
+        validate_image(image)
+
+
+@pytest.mark.parametrize(
+    ("image", "repository", "tag"),
+    [
+        ("gpu-aware:0.1.0-k8s1.28.3", "gpu-aware", "0.1.0-k8s1.28.3"),
+        ("localhost:5000/team/gpu:1.2", "localhost:5000/team/gpu", "1.2"),
+        ("registry.example.com/a/b__c:v1_x", "registry.example.com/a/b__c", "v1_x"),
+    ],
+)
+def test_image_accepted_and_split(image: str, repository: str, tag: str) -> None:
+    assert validate_image(image) == image
+    assert split_image(image) == (repository, tag)
+
+
+@pytest.mark.parametrize(
+    ("image", "moved"),
+    [
+        ("localhost:5000/k8s1.28.3/gpu:2.0-k8s1.28.3", "localhost:5000/k8s1.28.3/gpu:2.0-k8s1.37.2"),
+        ("registry.example.com/gpu:v1.28.3", "registry.example.com/gpu:v1.37.2"),
+        ("registry.example.com/gpu:2.0", "registry.example.com/gpu:2.0"),
+        ("registry.example.com/gpu:1.28.30", "registry.example.com/gpu:1.28.30"),
+    ],
+)
+def test_custom_image_follows_the_version_in_its_tag_only(image: str, moved: str) -> None:
+    assert retag_image(image, KubeVersion(1, 28, 3), KubeVersion(1, 37, 2)) == moved
 
 
 @pytest.mark.parametrize("name", BAD_PROJECT_NAMES)

@@ -279,3 +279,48 @@ def test_disk_full_while_copying_for_another_version(
     assert "Traceback" not in run.stderr
     assert tree(project) == before
     assert not [p for p in project.parent.iterdir() if ".kplugin-" in p.name], "the copy is left"
+
+
+def image_lines(project: Path) -> list[str]:
+    files = ["kplugin.yaml", "deploy/deployment.yaml", "charts/gpu/values.yaml"]
+    return [line.strip() for f in files for line in (project / f).read_text().splitlines() if "image" in line or
+            line.strip().startswith(("repository:", "tag:"))]  # fmt: skip
+
+
+def test_upgrade_keeps_a_custom_image(kplugin: Kplugin, project: Path) -> None:
+    """A custom image in kplugin.yaml survives upgrade (the Kubernetes version in its tag
+    follows) and reaches the Deployment and the chart; the default follows the version."""
+    meta = project / "kplugin.yaml"
+    assert "image: gpu:0.1.0-k8s1.28.15\n" in meta.read_text()
+    meta.write_text(meta.read_text().replace("image: gpu:0.1.0-k8s1.28.15", "image: reg.example.com/gpu:3-k8s1.28.15"))
+    assert kplugin("upgrade", str(project), "--k8s", "1.37", "--no-tidy").code == 0
+    assert image_lines(project) == [
+        "image: reg.example.com/gpu:3-k8s1.37.2",
+        "image: reg.example.com/gpu:3-k8s1.37.2",
+        "imagePullPolicy: IfNotPresent",
+        "image:",
+        "repository: reg.example.com/gpu",
+        "tag: 3-k8s1.37.2",
+    ]
+    run = kplugin("add", "plugin", "Another", "-p", str(project), "--no-tidy")
+    assert run.code == 0, run.stderr
+    assert "image: reg.example.com/gpu:3-k8s1.37.2\n" in meta.read_text()
+
+
+def test_upgrade_moves_the_default_image(kplugin: Kplugin, project: Path) -> None:
+    assert kplugin("upgrade", str(project), "--k8s", "1.37", "--no-tidy").code == 0
+    assert image_lines(project)[0] == "image: gpu:0.1.0-k8s1.37.2"
+    assert "tag: 0.1.0-k8s1.37.2" in image_lines(project)
+
+
+def test_corrupt_image_in_project_file(kplugin: Kplugin, project: Path) -> None:
+    meta = project / "kplugin.yaml"
+    meta.write_text(meta.read_text().replace("image: gpu:0.1.0-k8s1.28.15", "image: 'gpu:1;rm -rf /'"))
+    before = tree(project)
+    refused(kplugin("upgrade", str(project), "--k8s", "1.37"), 2, "kplugin.yaml", "'gpu:1;rm -rf /'")
+    refused(kplugin("build", str(project), "--builder", "local"), 2, "kplugin.yaml", "'gpu:1;rm -rf /'")
+    assert tree(project) == before
+
+
+def test_build_refuses_a_bad_image(kplugin: Kplugin, project: Path) -> None:
+    refused(kplugin("build", str(project), "--image", "Gpu:latest"), 2, "'Gpu:latest'", "with a tag")

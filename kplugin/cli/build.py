@@ -60,8 +60,11 @@ def build(
     from kplugin import project as projects
     from kplugin import upgrade
     from kplugin.cli.console import say, status
+    from kplugin.spec import validate_image
     from kplugin.versions import resolve
 
+    if image is not None:
+        validate_image(image)
     project = projects.load(path)
     target = resolve(k8s) if k8s is not None else project.target
     platforms = core.parse_platforms(platform)

@@ -47,6 +47,14 @@ def new(
         typer.Option("--scheduler-name", help="schedulerName pods use, also the lease name. Default: NAME."),
     ] = None,
     api: Annotated[str, typer.Option("--api", help=API_HELP)] = "layer",
+    image: Annotated[
+        str | None,
+        typer.Option(
+            "--image",
+            help="Image reference with a tag, for kplugin build, the Deployment and the chart. "
+            "Default: NAME:0.1.0-k8sVERSION.",
+        ),
+    ] = None,
     output_dir: Annotated[
         Path, typer.Option("--output-dir", "-o", help="Parent directory of the new project directory NAME.")
     ] = Path("."),
@@ -75,6 +83,7 @@ def new(
         extension_points=extension_points,
         scheduler_name=scheduler_name,
         api=api,
+        image=image,
     )
     dest = output_dir / name
     if target.patch_was_implied:
