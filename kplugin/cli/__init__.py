@@ -53,6 +53,7 @@ COMMANDS = {
     "versions": "kplugin.cli.versions",
     "add": "kplugin.cli.add",
     "upgrade": "kplugin.cli.upgrade",
+    "e2e": "kplugin.cli.e2e",
 }
 # The first line of each command's docstring, for the top-level help: listing the
 # commands then needs none of their modules (a test keeps these equal to the docstrings).
@@ -64,6 +65,7 @@ SUMMARIES = {
     "versions": "The Kubernetes versions kplugin generates for.",
     "add": "Add to an existing project: kplugin add plugin NAME.",
     "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
+    "e2e": "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",
 }
 
 __all__ = ["COMMANDS", "SUMMARIES", "app", "main"]

@@ -1,0 +1,75 @@
+"""kplugin e2e: the project's scheduler against a real local control plane."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kplugin.cli import app
+
+
+@app.command()
+def e2e(
+    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
+    scenario: Annotated[
+        Path | None,
+        typer.Option("--scenario", "-s", help="Scenario YAML (nodes, pods, expect). Default: 3 nodes, 3 pods."),
+    ] = None,
+    args_file: Annotated[
+        Path | None, typer.Option("--args", help="Plugin args (YAML or JSON), as for render-config --args.")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds to wait for every pod to be bound or unschedulable.")
+    ] = 120.0,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the working directory (logs, configs).")] = False,
+    verbosity: Annotated[int, typer.Option("--scheduler-v", help="kube-scheduler log level (-v).")] = 2,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the placements as JSON.")] = False,
+) -> None:
+    """Run the project's scheduler against a real local control plane and a scenario of nodes and pods."""
+    from kplugin import build, controlplane
+    from kplugin import e2e as core
+    from kplugin import project as projects
+    from kplugin.cli.console import say, status
+    from kplugin.errors import UsageError
+
+    project = projects.load(path)
+    chosen = core.DEFAULT_SCENARIO if scenario is None else core.load_scenario(scenario)
+    if not 1 <= timeout <= 3600:
+        raise UsageError(f"--timeout {timeout:g}: must be from 1 to 3600 seconds")
+    if not 0 <= verbosity <= 10:
+        raise UsageError(f"--scheduler-v {verbosity}: must be from 0 to 10")
+    if args_file is not None:
+        from kplugin import render
+
+        render.load_args(args_file, project)  # checked now, before anything is built or started
+    controlplane.etcd_binary()  # fail before building anything when etcd is missing
+    with status(f"e2e: {project.name} on Kubernetes {project.version}…") as progress:
+        progress("building the scheduler (go build, incremental)")
+        built = build.build(build.BuildRequest(project=project, builder="local"), progress, ("local", "e2e"))
+        apiserver = controlplane.apiserver_binary(project, progress)
+        options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity, args_file=args_file)
+        outcome = core.run(project, chosen, Path(built.binaries[0].path), apiserver, options, progress)
+    if as_json:
+        sys.stdout.write(json.dumps(core.as_json(outcome), indent=2) + "\n")
+    else:
+        ours = {plugin.name for plugin in project.plugins}
+        for p in outcome.placements:
+            mark = "" if p.expected is None else ("ok" if p.as_expected else f"EXPECTED {p.expected}")
+            sys.stdout.write(f"{p.pod:24} {p.where:24} {mark}".rstrip() + "\n")
+            if p.reason:
+                sys.stdout.write(f"    why: {p.reason}\n")
+            if p.scores:
+                shown = [
+                    f"{s.node} {s.total}" + "".join(f" ({name} {v})" for name, v in s.plugins.items() if name in ours)
+                    for s in p.scores
+                ]
+                sys.stdout.write(f"    scores: {', '.join(shown)}\n")
+    bound = sum(p.node is not None for p in outcome.placements)
+    say(
+        f"e2e: {bound}/{len(outcome.placements)} pod(s) bound by {outcome.scheduler_name} "
+        f"(Kubernetes {outcome.kubernetes}) in {outcome.seconds}s"
+        + (f"; logs kept in {outcome.work}" if outcome.work else "")
+    )
+    core.check(outcome)

@@ -1,0 +1,286 @@
+"""A real, throw-away Kubernetes control plane as local processes: etcd, kube-apiserver
+and a kube-scheduler, with no Docker, kind or kubelet (the scheduler only talks to the
+API server, and binding a pod is an API call).
+
+kube-apiserver is built from ``k8s.io/kubernetes/cmd/kube-apiserver`` at the project's
+own pin (through a copy of its go.mod, so the project is not touched) and kept in
+kplugin's cache per Kubernetes version. etcd comes from the machine (Debian's
+``etcd-server``). Everything listens on free loopback ports, in a fresh working
+directory; ``stop`` ends every process it started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from kplugin import cache, proc, yamlio
+from kplugin.errors import OperationError
+from kplugin.project import Project
+
+Progress = Callable[[str], None]
+
+READY_TIMEOUT = 90.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def etcd_binary() -> str:
+    found = os.environ.get("KPLUGIN_ETCD") or proc.which("etcd")
+    if not found:
+        raise OperationError(
+            "etcd not found on PATH (kplugin e2e runs it as the control plane's store); "
+            "install it (Debian/Ubuntu: apt-get install etcd-server) or set KPLUGIN_ETCD"
+        )
+    return found
+
+
+def apiserver_binary(project: Project, progress: Progress) -> Path:
+    """kube-apiserver of the project's Kubernetes version, built once into kplugin's cache."""
+    version = project.version.tag
+    home = cache.directory("bin") or Path(tempfile.gettempdir()) / "kplugin-bin"
+    home.mkdir(parents=True, exist_ok=True)
+    binary = home / f"kube-apiserver-{version}"
+    if binary.is_file():
+        return binary
+    progress(f"building kube-apiserver {version} (once per version; several minutes on a cold Go cache)")
+    with tempfile.TemporaryDirectory(prefix="kplugin-apiserver-") as tmp:
+        # -modfile: resolve with a copy of the project's go.mod and go.sum, leaving both as they are
+        modfile = Path(tmp) / "go.mod"
+        shutil.copyfile(project.root / "go.mod", modfile)
+        if (project.root / "go.sum").is_file():
+            shutil.copyfile(project.root / "go.sum", Path(tmp) / "go.sum")
+        built = Path(tmp) / "kube-apiserver"
+        cmd = ["go", "build", "-mod=mod", f"-modfile={modfile}", "-trimpath", "-o", str(built)]
+        proc.run(
+            [*cmd, "k8s.io/kubernetes/cmd/kube-apiserver"],
+            cwd=project.root,
+            env={"CGO_ENABLED": "0", "GOFLAGS": ""},
+            what=f"go build kube-apiserver {version}",
+        )
+        staged = binary.with_name(f".{binary.name}.{os.getpid()}")
+        shutil.move(built, staged)
+        os.replace(staged, binary)
+    return binary
+
+
+class Api:
+    """A minimal client of the API server: JSON over HTTPS with a bearer token."""
+
+    def __init__(self, url: str, token: str, cafile: Path) -> None:
+        self.url = url
+        self.token = token
+        self.cafile = cafile
+        self._context: ssl.SSLContext | None = None
+
+    def _ssl(self) -> ssl.SSLContext:
+        if self._context is None:
+            self._context = ssl.create_default_context(cafile=str(self.cafile))
+        return self._context
+
+    def request(self, method: str, path: str, body: Any = None, timeout: float = 10.0) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(f"{self.url}{path}", data=data, method=method)
+        req.add_header("Authorization", f"Bearer {self.token}")
+        req.add_header("Accept", "application/json")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, context=self._ssl(), timeout=timeout) as response:
+                text = response.read().decode()
+        except urllib.error.HTTPError as err:
+            detail = err.read().decode(errors="replace")
+            with contextlib.suppress(ValueError, AttributeError):
+                detail = json.loads(detail).get("message", detail)
+            raise OperationError(f"API server: {method} {path}: {err.code} {detail}") from None
+        return json.loads(text) if text.strip().startswith(("{", "[")) else text
+
+    def get(self, path: str) -> Any:
+        return self.request("GET", path)
+
+    def create(self, path: str, body: Any) -> Any:
+        return self.request("POST", path, body)
+
+
+class Process:
+    """One started component: its log file, and a clear error if it dies."""
+
+    def __init__(self, name: str, cmd: Sequence[str], log: Path) -> None:
+        self.name = name
+        self.log = log
+        self._out: IO[bytes] = log.open("wb")
+        try:
+            self.popen = subprocess.Popen(
+                list(cmd), stdin=subprocess.DEVNULL, stdout=self._out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        except OSError as err:
+            self._out.close()
+            raise OperationError(f"cannot start {name} ({cmd[0]}): {err.strerror or err}") from None
+
+    def tail(self, lines: int = 15) -> list[str]:
+        try:
+            text = self.log.read_text(errors="replace")
+        except OSError:
+            return []
+        return [line for line in text.splitlines() if line.strip()][-lines:]
+
+    def check(self) -> None:
+        code = self.popen.poll()
+        if code is not None:
+            raise OperationError(f"{self.name} exited (code {code}); its log: {self.log}", details=self.tail())
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            with_group = os.getpgid(self.popen.pid)
+            os.killpg(with_group, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(with_group, signal.SIGKILL)
+                self.popen.wait()
+        self._out.close()
+
+
+class ControlPlane:
+    """etcd and kube-apiserver in ``work``; ``scheduler`` adds a kube-scheduler. A context
+    manager: leaving it stops every process."""
+
+    def __init__(self, work: Path, apiserver: Path, progress: Progress) -> None:
+        self.work = work
+        self.apiserver = apiserver
+        self.progress = progress
+        self.processes: list[Process] = []
+        self.token = secrets.token_hex(16)
+        self.port = 0
+        self.api: Api | None = None
+
+    def __enter__(self) -> ControlPlane:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _spawn(self, name: str, cmd: Sequence[str]) -> Process:
+        process = Process(name, cmd, self.work / f"{name}.log")
+        self.processes.append(process)
+        return process
+
+    def start(self) -> None:
+        etcd = etcd_binary()
+        client, peer, self.port = free_port(), free_port(), free_port()
+        self.progress(f"starting etcd (127.0.0.1:{client}) and kube-apiserver (127.0.0.1:{self.port})")
+        self._spawn(
+            "etcd",
+            [
+                etcd,
+                "--name=local",
+                f"--data-dir={self.work / 'etcd'}",
+                "--unsafe-no-fsync",
+                f"--listen-client-urls=http://127.0.0.1:{client}",
+                f"--advertise-client-urls=http://127.0.0.1:{client}",
+                f"--listen-peer-urls=http://127.0.0.1:{peer}",
+                f"--initial-advertise-peer-urls=http://127.0.0.1:{peer}",
+                f"--initial-cluster=local=http://127.0.0.1:{peer}",
+            ],
+        )
+        key = self.work / "sa.key"
+        proc.run(["openssl", "genrsa", "-out", str(key), "2048"], what="openssl genrsa (service-account key)")
+        tokens = self.work / "tokens.csv"
+        tokens.write_text(f"{self.token},admin,admin,system:masters\n")
+        tokens.chmod(0o600)
+        certs = self.work / "certs"
+        self._spawn(
+            "kube-apiserver",
+            [
+                str(self.apiserver),
+                f"--etcd-servers=http://127.0.0.1:{client}",
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                f"--secure-port={self.port}",
+                f"--cert-dir={certs}",
+                "--service-cluster-ip-range=10.0.0.0/24",
+                "--service-account-issuer=https://kubernetes.default.svc",
+                f"--service-account-key-file={key}",
+                f"--service-account-signing-key-file={key}",
+                f"--token-auth-file={tokens}",
+                "--authorization-mode=RBAC",
+                "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+                "--endpoint-reconciler-type=none",
+                "--enable-priority-and-fairness=false",
+            ],
+        )
+        self.api = Api(f"https://127.0.0.1:{self.port}", self.token, certs / "apiserver.crt")
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        assert self.api is not None
+        deadline = time.monotonic() + READY_TIMEOUT
+        last = "no answer"
+        while time.monotonic() < deadline:
+            for process in self.processes:
+                process.check()
+            if self.api.cafile.is_file():
+                try:
+                    if self.api.request("GET", "/readyz", timeout=5) == "ok":
+                        return
+                except (OperationError, OSError) as err:
+                    last = str(err)
+            time.sleep(0.5)
+        raise OperationError(
+            f"kube-apiserver was not ready within {READY_TIMEOUT:.0f}s ({last}); "
+            f"its log: {self.work}/kube-apiserver.log"
+        )
+
+    def kubeconfig(self) -> Path:
+        assert self.api is not None
+        path = self.work / "kubeconfig"
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {"name": "local", "cluster": {"server": self.api.url, "certificate-authority": str(self.api.cafile)}}
+            ],
+            "users": [{"name": "admin", "user": {"token": self.token}}],
+            "contexts": [{"name": "local", "context": {"cluster": "local", "user": "admin"}}],
+            "current-context": "local",
+        }
+        path.write_text(yamlio.dump(config))
+        path.chmod(0o600)
+        return path
+
+    def scheduler(self, binary: Path, config: Path, verbosity: int) -> Process:
+        # schedule_one.go logs each plugin's score per node at V(10) (1.28 to 1.37 alike)
+        cmd = [str(binary), f"--config={config}", "--secure-port=0", f"-v={verbosity}", "--vmodule=schedule_one=10"]
+        return self._spawn("kube-scheduler", cmd)
+
+    def check(self) -> None:
+        for process in self.processes:
+            process.check()
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            process.stop()
+        self.processes = []

@@ -1,0 +1,413 @@
+"""``kplugin e2e``: the project's scheduler against a real control plane and a scenario
+of nodes and pods; where each pod landed, and why the others did not.
+
+A scenario is YAML::
+
+    nodes:
+    - name: gpu-1
+      labels: {example.com/gpu: "true"}
+      capacity: {cpu: "8", memory: 32Gi, pods: "110"}   # these are the defaults
+    pods:
+    - name: train-1
+      requests: {cpu: "2"}
+      labels: {app: train}
+      nodeSelector: {}
+    expect:                # optional: pod -> node, or "pending"
+      train-1: gpu-1
+
+Every value is checked before anything starts; the pods carry the project's
+schedulerName, so only the plugin's scheduler places them.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kplugin import yamlio
+from kplugin.controlplane import ControlPlane, Progress
+from kplugin.errors import OperationError, UsageError
+from kplugin.project import Project
+
+PENDING = "pending"
+NAMESPACE = "default"
+OVERCOMMITABLE = frozenset({"cpu", "memory", "ephemeral-storage"})
+DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "110"}
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_QUANTITY = re.compile(r"[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?")
+_RESOURCE = re.compile(rf"({_NAME.pattern}/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+    capacity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CAPACITY))
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": self.name, "labels": dict(self.labels)},
+            "status": {"capacity": dict(self.capacity), "allocatable": dict(self.capacity)},
+        }
+
+
+@dataclass(frozen=True)
+class Pod:
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+    requests: dict[str, str] = field(default_factory=dict)
+    node_selector: dict[str, str] = field(default_factory=dict)
+
+    def manifest(self, scheduler_name: str) -> dict[str, Any]:
+        container: dict[str, Any] = {"name": "main", "image": "registry.k8s.io/pause:3.9"}
+        if self.requests:
+            container["resources"] = {"requests": dict(self.requests)}
+            # extended resources and hugepages cannot be overcommitted: limits must equal requests
+            fixed = {k: v for k, v in self.requests.items() if k not in OVERCOMMITABLE}
+            if fixed:
+                container["resources"]["limits"] = fixed
+        spec: dict[str, Any] = {
+            "schedulerName": scheduler_name,
+            "terminationGracePeriodSeconds": 0,
+            "containers": [container],
+        }
+        if self.node_selector:
+            spec["nodeSelector"] = dict(self.node_selector)
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": self.name, "namespace": NAMESPACE, "labels": dict(self.labels)},
+            "spec": spec,
+        }
+
+
+@dataclass(frozen=True)
+class Scenario:
+    nodes: tuple[Node, ...]
+    pods: tuple[Pod, ...]
+    expect: dict[str, str] = field(default_factory=dict)
+
+
+DEFAULT_SCENARIO = Scenario(
+    nodes=tuple(Node(f"node-{i}") for i in (1, 2, 3)),
+    pods=tuple(Pod(f"pod-{i}", requests={"cpu": "1"}) for i in (1, 2, 3)),
+)
+
+
+class _Reader:
+    """Reads one scenario file; every problem names the file and the key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, where: str, problem: str) -> UsageError:
+        return UsageError(f"{self.path}: {where}: {problem}")
+
+    def mapping(self, value: Any, where: str, allowed: set[str] | None = None) -> dict[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(where, f"must be a mapping, not {type(value).__name__}")
+        if allowed is not None:
+            unknown = sorted(str(k) for k in value if k not in allowed)
+            if unknown:
+                raise self.fail(where, f"unknown key {unknown[0]!r} (known: {', '.join(sorted(allowed))})")
+        return value
+
+    def name(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or len(value) > 253 or not _NAME.fullmatch(value):
+            raise self.fail(where, f"{value!r} is not a DNS-1123 name (lowercase letters, digits, '-' and '.')")
+        return value
+
+    def labels(self, value: Any, where: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key, raw in self.mapping(value, where).items():
+            if not isinstance(key, str) or not _label_key_ok(key):
+                raise self.fail(where, f"{key!r} is not a label key (e.g. example.com/gpu)")
+            text = _scalar(raw)
+            if text is None or len(text) > 63 or not _LABEL_VALUE.fullmatch(text):
+                raise self.fail(f"{where}.{key}", f'{raw!r} is not a label value (quote it: "true")')
+            out[key] = text
+        return dict(sorted(out.items()))
+
+    def quantities(self, value: Any, where: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key, raw in self.mapping(value, where).items():
+            if not isinstance(key, str) or len(key) > 253 or not _RESOURCE.fullmatch(key):
+                raise self.fail(where, f"{key!r} is not a resource name (e.g. cpu, memory, example.com/gpu)")
+            text = _scalar(raw)
+            if text is None or not _QUANTITY.fullmatch(text):
+                raise self.fail(f"{where}.{key}", f"{raw!r} is not a quantity (e.g. 2, 500m, 4Gi)")
+            out[key] = text
+        return dict(sorted(out.items()))
+
+    def items(self, value: Any, where: str) -> list[Any]:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail(where, "must be a list")
+        return value
+
+
+def _scalar(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None  # YAML's true/false: a label value must be the string "true"
+    if isinstance(value, str | int | float):
+        return str(value)
+    return None
+
+
+def _label_key_ok(key: str) -> bool:
+    prefix, _, name = key.rpartition("/")
+    if prefix and (len(prefix) > 253 or not _NAME.fullmatch(prefix)):
+        return False
+    return len(name) <= 63 and bool(_LABEL_NAME.fullmatch(name))
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read and check a scenario file (see the module docstring)."""
+    raw = yamlio.load_file(path, "--scenario")
+    reader = _Reader(path)
+    top = reader.mapping(raw, "the document", {"nodes", "pods", "expect"})
+    nodes: list[Node] = []
+    for i, item in enumerate(reader.items(top.get("nodes"), "nodes")):
+        where = f"nodes[{i}]"
+        entry = reader.mapping(item, where, {"name", "labels", "capacity"})
+        capacity = {**DEFAULT_CAPACITY, **reader.quantities(entry.get("capacity"), f"{where}.capacity")}
+        nodes.append(
+            Node(
+                name=reader.name(entry.get("name"), f"{where}.name"),
+                labels=reader.labels(entry.get("labels"), f"{where}.labels"),
+                capacity=dict(sorted(capacity.items())),
+            )
+        )
+    pods: list[Pod] = []
+    for i, item in enumerate(reader.items(top.get("pods"), "pods")):
+        where = f"pods[{i}]"
+        entry = reader.mapping(item, where, {"name", "labels", "requests", "nodeSelector"})
+        pods.append(
+            Pod(
+                name=reader.name(entry.get("name"), f"{where}.name"),
+                labels=reader.labels(entry.get("labels"), f"{where}.labels"),
+                requests=reader.quantities(entry.get("requests"), f"{where}.requests"),
+                node_selector=reader.labels(entry.get("nodeSelector"), f"{where}.nodeSelector"),
+            )
+        )
+    if not nodes or not pods:
+        raise reader.fail("nodes, pods", "a scenario needs at least one node and one pod")
+    for kind, names in (("node", [n.name for n in nodes]), ("pod", [p.name for p in pods])):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise reader.fail(f"{kind}s", f"{kind} {twice[0]!r} is named twice")
+    expect: dict[str, str] = {}
+    known_nodes = {n.name for n in nodes}
+    for pod, node in reader.mapping(top.get("expect"), "expect").items():
+        if pod not in {p.name for p in pods}:
+            raise reader.fail("expect", f"{pod!r} is not a pod of this scenario")
+        if node != PENDING and node not in known_nodes:
+            raise reader.fail(f"expect.{pod}", f"{node!r} is neither a node of this scenario nor {PENDING!r}")
+        expect[str(pod)] = str(node)
+    return Scenario(tuple(nodes), tuple(pods), expect)
+
+
+@dataclass(frozen=True)
+class NodeScore:
+    """One node's score for a pod: each Score plugin's weighted score and their sum."""
+
+    node: str
+    total: int
+    plugins: dict[str, int]
+
+
+# kube-scheduler's schedule_one.go logs these at V(10), unchanged from 1.28 to 1.37
+_SCORE_LINE = re.compile(
+    r'"(?P<what>Plugin scored node for pod|Calculated node\'s final score for pod)" '
+    r'pod="(?P<pod>[^"]+)"(?: plugin="(?P<plugin>[^"]+)")? node="(?P<node>[^"]+)" score=(?P<score>-?[0-9]+)'
+)
+
+
+def scores_from_log(text: str, namespace: str = NAMESPACE) -> dict[str, tuple[NodeScore, ...]]:
+    """Per pod, each node's scores in the pod's last scheduling attempt, best first."""
+    plugins: dict[str, dict[str, dict[str, int]]] = {}
+    totals: dict[str, dict[str, int]] = {}
+    for match in _SCORE_LINE.finditer(text):
+        ns, _, pod = match["pod"].partition("/")
+        if ns != namespace:
+            continue
+        score = int(match["score"])
+        if match["plugin"] is not None:
+            if pod in totals:  # a new attempt: forget the previous one
+                del totals[pod]
+                plugins.pop(pod, None)
+            plugins.setdefault(pod, {}).setdefault(match["node"], {})[match["plugin"]] = score
+        else:
+            totals.setdefault(pod, {})[match["node"]] = score
+    result = {}
+    for pod, by_node in totals.items():
+        by_plugin = plugins.get(pod, {})
+        scored = [NodeScore(n, total, dict(sorted(by_plugin.get(n, {}).items()))) for n, total in by_node.items()]
+        result[pod] = tuple(sorted(scored, key=lambda s: (-s.total, s.node)))
+    return result
+
+
+@dataclass(frozen=True)
+class Placement:
+    pod: str
+    node: str | None  # None: still pending
+    reason: str  # why it is pending (the scheduler's own message), or ""
+    expected: str | None = None
+    scores: tuple[NodeScore, ...] = ()  # empty where one node was feasible (no scoring)
+
+    @property
+    def where(self) -> str:
+        return self.node or PENDING
+
+    @property
+    def as_expected(self) -> bool:
+        return self.expected is None or self.expected == self.where
+
+
+@dataclass
+class Outcome:
+    kubernetes: str
+    scheduler_name: str
+    placements: list[Placement]
+    seconds: float
+    work: Path | None = None  # kept with --keep: logs, configs
+
+    @property
+    def failed(self) -> list[Placement]:
+        return [p for p in self.placements if not p.as_expected]
+
+
+@dataclass(frozen=True)
+class Options:
+    timeout: float = 120.0
+    keep: bool = False
+    verbosity: int = 2
+    args_file: Path | None = None  # the plugins' args, as for render-config --args
+
+
+def _placement(pod: dict[str, Any]) -> tuple[str | None, str, bool]:
+    """(node, reason, decided) of a pod as the API server has it."""
+    node = pod.get("spec", {}).get("nodeName")
+    if node:
+        return node, "", True
+    for condition in pod.get("status", {}).get("conditions") or []:
+        if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
+            return None, str(condition.get("message") or condition.get("reason") or ""), True
+    return None, "", False
+
+
+def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, options: Options,
+        progress: Progress) -> Outcome:  # fmt: skip
+    """Start the control plane and the project's scheduler, create the scenario and wait
+    until every pod is bound or reported unschedulable (or the timeout)."""
+    from kplugin import render
+
+    work = Path(tempfile.mkdtemp(prefix=f"kplugin-e2e-{project.name}-"))
+    started = time.monotonic()
+    placements: dict[str, tuple[str | None, str]] = {}
+    try:
+        with ControlPlane(work, apiserver, progress) as plane:
+            assert plane.api is not None
+            request = render.RenderRequest(
+                project=project,
+                target=project.target,
+                leader_elect=False,
+                percentage_of_nodes_to_score=100,
+                kubeconfig=str(plane.kubeconfig()),
+                args_file=options.args_file,
+            )
+            config = work / "scheduler-config.yaml"
+            config.write_text(render.render(render.build_config(request), project, "config"))
+            progress(f"creating {len(scenario.nodes)} node(s), starting {scheduler}")
+            for node_spec in scenario.nodes:
+                plane.api.create("/api/v1/nodes", node_spec.manifest())
+            plane.scheduler(scheduler, config, options.verbosity)
+            progress(f"creating {len(scenario.pods)} pod(s) for schedulerName {project.scheduler_name}")
+            for pod_spec in scenario.pods:
+                plane.api.create(f"/api/v1/namespaces/{NAMESPACE}/pods", pod_spec.manifest(project.scheduler_name))
+            deadline = time.monotonic() + options.timeout
+            wanted = {p.name for p in scenario.pods}
+            while True:
+                plane.check()
+                listed = plane.api.get(f"/api/v1/namespaces/{NAMESPACE}/pods")
+                decided = {}
+                for item in listed.get("items", []):
+                    name = item["metadata"]["name"]
+                    node, reason, done = _placement(item)
+                    placements[name] = (node, reason)
+                    if done:
+                        decided[name] = node
+                if wanted <= decided.keys() or time.monotonic() > deadline:
+                    break
+                time.sleep(0.25)
+    except BaseException:
+        if not options.keep:
+            _remove(work)
+        raise
+    try:
+        scores = scores_from_log((work / "kube-scheduler.log").read_text(errors="replace"))
+    except OSError:
+        scores = {}
+    if not options.keep:
+        _remove(work)
+    result = []
+    for pod in scenario.pods:
+        node, reason = placements.get(pod.name, (None, ""))
+        if node is None and not reason:
+            reason = f"not scheduled within {options.timeout:.0f}s (is schedulerName {project.scheduler_name} served?)"
+        result.append(Placement(pod.name, node, reason, scenario.expect.get(pod.name), scores.get(pod.name, ())))
+    return Outcome(
+        kubernetes=str(project.version),
+        scheduler_name=project.scheduler_name,
+        placements=result,
+        seconds=round(time.monotonic() - started, 1),
+        work=work if options.keep else None,
+    )
+
+
+def _remove(work: Path) -> None:
+    import shutil
+
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def as_json(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "kubernetes": outcome.kubernetes,
+        "schedulerName": outcome.scheduler_name,
+        "seconds": outcome.seconds,
+        "ok": not outcome.failed,
+        "work": str(outcome.work) if outcome.work else None,
+        "pods": [
+            {
+                "pod": p.pod,
+                "node": p.node,
+                "reason": p.reason,
+                "expected": p.expected,
+                "ok": p.as_expected,
+                "scores": [{"node": s.node, "total": s.total, "plugins": s.plugins} for s in p.scores],
+            }
+            for p in outcome.placements
+        ],
+    }
+
+
+def check(outcome: Outcome) -> None:
+    """An error if any pod is not where the scenario expects it."""
+    if outcome.failed:
+        first = outcome.failed[0]
+        raise OperationError(
+            f"{len(outcome.failed)} pod(s) not where the scenario expects: {first.pod} is "
+            f"{first.where}, expected {first.expected}" + (f" ({first.reason})" if first.reason else "")
+        )

@@ -1,0 +1,151 @@
+"""kplugin e2e without a control plane: the scenario file, the input checks that run
+before anything is built or started, and reading scores from the scheduler's log. The
+runs against a real etcd, kube-apiserver and the project's scheduler are in
+test_integration_e2e."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import Run
+
+from kplugin import e2e
+
+Kplugin = Callable[..., Run]
+
+GOOD = """\
+nodes:
+- name: gpu-big
+  labels: {example.com/accelerator: "true"}
+  capacity: {example.com/gpu: 4, cpu: "16"}
+- name: cpu-only
+pods:
+- name: train-1
+  requests: {example.com/gpu: "1", cpu: 500m}
+- name: web-1
+  nodeSelector: {example.com/pool: cpu}
+expect:
+  train-1: gpu-big
+  web-1: pending
+"""
+
+
+@pytest.fixture
+def project(kplugin: Kplugin, tmp_path: Path) -> Path:
+    run = kplugin("new", "gpu", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path))
+    assert run.code == 0, run.stderr
+    return tmp_path / "gpu"
+
+
+def test_scenario_read_with_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(GOOD)
+    scenario = e2e.load_scenario(path)
+    big, cpu = scenario.nodes
+    assert big.capacity == {"cpu": "16", "example.com/gpu": "4", "memory": "32Gi", "pods": "110"}
+    assert cpu.capacity == e2e.DEFAULT_CAPACITY and cpu.labels == {}
+    assert scenario.expect == {"train-1": "gpu-big", "web-1": "pending"}
+    train = scenario.pods[0].manifest("gpu")
+    assert train["spec"]["schedulerName"] == "gpu"
+    # an extended resource cannot be overcommitted: the API server wants limits = requests
+    assert train["spec"]["containers"][0]["resources"] == {
+        "requests": {"cpu": "500m", "example.com/gpu": "1"},
+        "limits": {"example.com/gpu": "1"},
+    }
+    assert scenario.pods[1].manifest("gpu")["spec"]["nodeSelector"] == {"example.com/pool": "cpu"}
+    node = big.manifest()
+    assert node["status"]["capacity"] == node["status"]["allocatable"] == big.capacity
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (("pods:", "pod:"), "unknown key 'pod'"),
+        (("name: gpu-big", "name: GPU_big"), "nodes[0].name: 'GPU_big' is not a DNS-1123 name"),
+        (('{example.com/accelerator: "true"}', "{example.com/accelerator: true}"), "is not a label value"),
+        (("example.com/accelerator:", "bad key!:"), "'bad key!' is not a label key"),
+        (("gpu: 4,", "gpu: four,"), "nodes[0].capacity.example.com/gpu: 'four' is not a quantity"),
+        (("cpu: 500m", "cpu: -1"), "pods[0].requests.cpu: -1 is not a quantity"),
+        (("name: web-1", "name: train-1"), "pod 'train-1' is named twice"),
+        (("web-1: pending", "web-2: pending"), "'web-2' is not a pod of this scenario"),
+        (("web-1: pending", "web-1: gpu-small"), "'gpu-small' is neither a node of this scenario nor 'pending'"),
+        (("  requests: {", "  resources: {"), "unknown key 'resources'"),
+        (("nodes:\n", "nodes: [\n"), "is not valid YAML"),
+    ],
+)
+def test_bad_scenario(kplugin: Kplugin, project: Path, tmp_path: Path, change: tuple[str, str], needle: str) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(GOOD.replace(*change, 1))
+    run = kplugin("e2e", str(project), "--scenario", str(path))
+    assert run.code == 2, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("kplugin: error: ") and str(path) in line and needle in line, line
+    assert not (project / "bin").exists(), "nothing is built on bad input"
+
+
+def test_empty_scenario(kplugin: Kplugin, project: Path, tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("nodes: []\npods: []\n")
+    run = kplugin("e2e", str(project), "--scenario", str(path))
+    assert run.code == 2 and "needs at least one node and one pod" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        (["--timeout", "0"], "--timeout 0: must be from 1 to 3600 seconds"),
+        (["--scheduler-v", "11"], "--scheduler-v 11: must be from 0 to 10"),
+        (["--args", "missing.yaml"], "no such file"),
+    ],
+)
+def test_bad_options(kplugin: Kplugin, project: Path, options: list[str], needle: str) -> None:
+    run = kplugin("e2e", str(project), *options)
+    assert run.code == 2 and needle in run.stderr, run.stderr
+    assert not (project / "bin").exists()
+
+
+def test_bad_args_file(kplugin: Kplugin, project: Path, tmp_path: Path) -> None:
+    args = tmp_path / "args.yaml"
+    args.write_text("nodeLable: x\n")
+    run = kplugin("e2e", str(project), "--args", str(args))
+    assert run.code == 2 and "nodeLable" in run.stderr, run.stderr
+
+
+def test_not_a_project(kplugin: Kplugin, tmp_path: Path) -> None:
+    run = kplugin("e2e", str(tmp_path))
+    assert run.code == 2 and "is not a kplugin project" in run.stderr
+
+
+def test_etcd_missing(kplugin: Kplugin, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("KPLUGIN_ETCD", raising=False)
+    run = kplugin("e2e", str(project))
+    assert run.code == 1, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert "etcd not found on PATH" in line and "apt-get install etcd-server" in line
+    assert not (project / "bin").exists()
+
+
+LOG = """\
+I1203 12:08:38.72 1 schedule_one.go:717] "Plugin scored node for pod" pod="default/p" plugin="Gpu" node="a" score=10
+I1203 12:08:38.72 1 schedule_one.go:717] "Plugin scored node for pod" pod="default/p" plugin="Gpu" node="b" score=90
+I1203 12:08:38.72 1 schedule_one.go:784] "Calculated node's final score for pod" pod="default/p" node="a" score=110
+I1203 12:08:38.72 1 schedule_one.go:784] "Calculated node's final score for pod" pod="default/p" node="b" score=190
+I1203 12:08:39.00 1 schedule_one.go:717] "Plugin scored node for pod" pod="default/p" plugin="Gpu" node="a" score=70
+I1203 12:08:39.00 1 schedule_one.go:717] "Plugin scored node for pod" pod="default/p" plugin="Fit" node="a" score=5
+I1203 12:08:39.00 1 schedule_one.go:784] "Calculated node's final score for pod" pod="default/p" node="a" score=75
+I1203 12:08:39.00 1 schedule_one.go:717] "Plugin scored node for pod" pod="other/p" plugin="Gpu" node="a" score=1
+I1203 12:08:39.00 1 schedule_one.go:784] "Calculated node's final score for pod" pod="other/p" node="a" score=1
+"""
+
+
+def test_scores_from_the_last_attempt_of_each_pod() -> None:
+    scores = e2e.scores_from_log(LOG)
+    assert scores == {"p": (e2e.NodeScore("a", 75, {"Fit": 5, "Gpu": 70}),)}
+
+
+def test_scores_best_first() -> None:
+    first_attempt = "\n".join(LOG.splitlines()[:4])
+    assert [s.node for s in e2e.scores_from_log(first_attempt)["p"]] == ["b", "a"]

@@ -1,0 +1,128 @@
+"""kplugin e2e against a real control plane: etcd (Debian's etcd-server, installed by
+.ci/run), kube-apiserver built from the project's own pin, and the project's scheduler,
+at the oldest and the newest supported minor. The scenario is decided by the generated
+plugin's own logic (a node label and a free extended resource, from its args): its
+Filter message and its Score must show in what the real scheduler did."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import Run
+
+from kplugin.versions import supported_releases
+
+pytestmark = pytest.mark.integration
+
+Kplugin = Callable[..., Run]
+OLDEST = "1.28.3"  # shared with the other integration tests, so the Go caches are too
+NEWEST = supported_releases()[-1].key
+
+ARGS = """\
+Gpu:
+  nodeLabel: example.com/accelerator
+  resourceName: example.com/gpu
+"""
+SCENARIO = """\
+nodes:
+- name: gpu-big
+  labels: {example.com/accelerator: "true"}
+  capacity: {example.com/gpu: "4"}
+- name: gpu-small
+  labels: {example.com/accelerator: "true"}
+  capacity: {example.com/gpu: "1"}
+- name: cpu-only
+  labels: {example.com/pool: cpu}
+pods:
+- {name: train-1, requests: {example.com/gpu: "1"}}
+- {name: train-2, requests: {example.com/gpu: "1"}}
+- {name: train-3, requests: {example.com/gpu: "2"}}
+- {name: train-4, requests: {example.com/gpu: "1"}}
+- {name: train-5, requests: {example.com/gpu: "1"}}
+- {name: web-1, nodeSelector: {example.com/pool: cpu}}
+expect:
+  train-1: gpu-big
+  train-2: gpu-big
+  train-3: gpu-big
+  train-4: gpu-small
+  train-5: pending
+  web-1: pending
+"""
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> tuple[Path, Path]:
+    scenario, args = tmp_path / "scenario.yaml", tmp_path / "args.yaml"
+    scenario.write_text(SCENARIO)
+    args.write_text(ARGS)
+    return scenario, args
+
+
+def new(kplugin: Kplugin, tmp_path: Path, version: str) -> Path:
+    run = kplugin("new", "gpu", "--k8s", version, "-o", str(tmp_path / "p"))
+    assert run.code == 0, run.stderr
+    return tmp_path / "p" / "gpu"
+
+
+@pytest.mark.parametrize("version", [OLDEST, NEWEST])
+def test_the_plugin_decides_in_a_real_scheduler(
+    kplugin: Kplugin, tmp_path: Path, inputs: tuple[Path, Path], version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = new(kplugin, tmp_path, version)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where e2e makes its working directory
+    go_mod = (project / "go.mod").read_bytes()
+    scenario, args = inputs
+    run = kplugin("e2e", str(project), "--scenario", str(scenario), "--args", str(args), "--json")
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["ok"] and result["kubernetes"].startswith(version), result
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert {name: p["node"] for name, p in pods.items()} == {
+        "train-1": "gpu-big",
+        "train-2": "gpu-big",
+        "train-3": "gpu-big",
+        "train-4": "gpu-small",
+        "train-5": None,
+        "web-1": None,
+    }
+    # Score: with cpu and memory alike, only the plugin's free-GPU score tells the nodes apart
+    scores = {s["node"]: s for s in pods["train-1"]["scores"]}
+    assert scores["gpu-big"]["plugins"]["Gpu"] == 100 and scores["gpu-small"]["plugins"]["Gpu"] == 0
+    assert scores["gpu-big"]["total"] > scores["gpu-small"]["total"]
+    assert "cpu-only" not in scores  # filtered out by the plugin (no accelerator label)
+    # Filter: the one node the selector allows is refused by the plugin, in its own words
+    assert "node cpu-only does not have label example.com/accelerator" in pods["web-1"]["reason"]
+    assert "Insufficient example.com/gpu" in pods["train-5"]["reason"]
+    # the kube-apiserver build went through a copy of go.mod: the project is as it was
+    assert (project / "go.mod").read_bytes() == go_mod
+    assert result["work"] is None and list(scratch.iterdir()) == [], "the working directory is removed"
+
+
+def test_a_wrong_expectation_fails_and_says_where_the_pod_went(
+    kplugin: Kplugin, tmp_path: Path, inputs: tuple[Path, Path]
+) -> None:
+    project = new(kplugin, tmp_path, OLDEST)
+    scenario, args = inputs
+    scenario.write_text(SCENARIO.replace("train-4: gpu-small", "train-4: gpu-big"))
+    run = kplugin("e2e", str(project), "--scenario", str(scenario), "--args", str(args), "--keep")
+    assert run.code == 1, run.stderr
+    errors = [line for line in run.stderr.splitlines() if line.startswith("kplugin: error:")]
+    assert errors == ["kplugin: error: 1 pod(s) not where the scenario expects: train-4 is gpu-small, expected gpu-big"]
+    assert "train-4                  gpu-small                EXPECTED gpu-big" in run.stdout
+    # --keep: the logs of every component stay, named in the summary
+    kept = Path(run.stderr.split("logs kept in ")[1].split()[0])
+    try:
+        assert {"etcd.log", "kube-apiserver.log", "kube-scheduler.log", "scheduler-config.yaml"} <= {
+            p.name for p in kept.iterdir()
+        }
+        assert "Plugin scored node for pod" in (kept / "kube-scheduler.log").read_text()
+    finally:
+        import shutil
+
+        shutil.rmtree(kept, ignore_errors=True)
