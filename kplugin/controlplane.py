@@ -145,7 +145,7 @@ class Process:
     def check(self) -> None:
         code = self.popen.poll()
         if code is not None:
-            raise OperationError(f"{self.name} exited (code {code}); its log: {self.log}", details=self.tail())
+            raise OperationError(f"{self.name} exited (code {code}); the end of its log:", details=self.tail())
 
     def stop(self) -> None:
         if self.popen.poll() is None:
@@ -250,8 +250,8 @@ class ControlPlane:
                     last = str(err)
             time.sleep(0.5)
         raise OperationError(
-            f"kube-apiserver was not ready within {READY_TIMEOUT:.0f}s ({last}); "
-            f"its log: {self.work}/kube-apiserver.log"
+            f"kube-apiserver was not ready within {READY_TIMEOUT:.0f}s ({last}); the end of its log:",
+            details=self.processes[-1].tail(),
         )
 
     def kubeconfig(self) -> Path:

@@ -126,3 +126,42 @@ def test_a_wrong_expectation_fails_and_says_where_the_pod_went(
         import shutil
 
         shutil.rmtree(kept, ignore_errors=True)
+
+
+def _processes_mentioning(text: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if text in cmdline:
+                found.append(cmdline)
+    return found
+
+
+def test_a_scheduler_that_dies_is_reported_and_everything_stops(
+    kplugin: Kplugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scheduler that exits at start (here one that rejects its flags) is an operation
+    failure with the end of its log; etcd and kube-apiserver are stopped and the working
+    directory removed."""
+    from kplugin import controlplane, e2e
+    from kplugin.errors import OperationError
+    from kplugin.project import load
+
+    project = load(new(kplugin, tmp_path, OLDEST))
+    apiserver = controlplane.apiserver_binary(project, lambda _: None)
+    dying = tmp_path / "kube-scheduler"
+    dying.write_text("#!/bin/sh\necho 'unknown flag: --config' >&2\nexit 3\n")
+    dying.chmod(0o755)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    with pytest.raises(OperationError) as failure:
+        e2e.run(project, e2e.DEFAULT_SCENARIO, dying, apiserver, e2e.Options(timeout=60), lambda _: None)
+    assert str(failure.value) == "kube-scheduler exited (code 3); the end of its log:"
+    assert failure.value.details == ["unknown flag: --config"]
+    assert list(scratch.iterdir()) == []
+    assert _processes_mentioning(str(scratch)) == []
