@@ -1,7 +1,7 @@
 """kplugin e2e against a real control plane: etcd (Debian's etcd-server, installed by
 .ci/run), kube-apiserver built from the project's own pin, and the project's scheduler,
-at the oldest and the newest supported minor. The scenario is decided by the generated
-plugin's own logic (a node label and a free extended resource, from its args): its
+at the oldest and the newest supported minor. The scenario (examples/e2e-*.yaml) is
+decided by the generated plugin's own logic (a node label and a free extended resource, from its args): its
 Filter message and its Score must show in what the real scheduler did."""
 
 from __future__ import annotations
@@ -22,36 +22,9 @@ Kplugin = Callable[..., Run]
 OLDEST = "1.28.3"  # shared with the other integration tests, so the Go caches are too
 NEWEST = supported_releases()[-1].key
 
-ARGS = """\
-Gpu:
-  nodeLabel: example.com/accelerator
-  resourceName: example.com/gpu
-"""
-SCENARIO = """\
-nodes:
-- name: gpu-big
-  labels: {example.com/accelerator: "true"}
-  capacity: {example.com/gpu: "4"}
-- name: gpu-small
-  labels: {example.com/accelerator: "true"}
-  capacity: {example.com/gpu: "1"}
-- name: cpu-only
-  labels: {example.com/pool: cpu}
-pods:
-- {name: train-1, requests: {example.com/gpu: "1"}}
-- {name: train-2, requests: {example.com/gpu: "1"}}
-- {name: train-3, requests: {example.com/gpu: "2"}}
-- {name: train-4, requests: {example.com/gpu: "1"}}
-- {name: train-5, requests: {example.com/gpu: "1"}}
-- {name: web-1, nodeSelector: {example.com/pool: cpu}}
-expect:
-  train-1: gpu-big
-  train-2: gpu-big
-  train-3: gpu-big
-  train-4: gpu-small
-  train-5: pending
-  web-1: pending
-"""
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ARGS = (EXAMPLES / "e2e-args.yaml").read_text()
+SCENARIO = (EXAMPLES / "e2e-scenario.yaml").read_text()
 
 
 @pytest.fixture
