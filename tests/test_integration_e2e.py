@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import Run
 
+from kplugin.spec import ExtensionPoint
 from kplugin.versions import supported_releases
 
 pytestmark = pytest.mark.integration
@@ -35,17 +36,29 @@ def inputs(tmp_path: Path) -> tuple[Path, Path]:
     return scenario, args
 
 
-def new(kplugin: Kplugin, tmp_path: Path, version: str) -> Path:
-    run = kplugin("new", "gpu", "--k8s", version, "-o", str(tmp_path / "p"))
+def new(kplugin: Kplugin, tmp_path: Path, version: str, *options: str) -> Path:
+    run = kplugin("new", "gpu", "--k8s", version, "-o", str(tmp_path / "p"), *options)
     assert run.code == 0, run.stderr
     return tmp_path / "p" / "gpu"
 
 
-@pytest.mark.parametrize("version", [OLDEST, NEWEST])
+@pytest.mark.parametrize(
+    ("version", "points"),
+    [(OLDEST, "filter,score"), (NEWEST, ",".join(ExtensionPoint))],
+    ids=[f"{OLDEST}-filter,score", f"{NEWEST}-every-point"],
+)
 def test_the_plugin_decides_in_a_real_scheduler(
-    kplugin: Kplugin, tmp_path: Path, inputs: tuple[Path, Path], version: str, monkeypatch: pytest.MonkeyPatch
+    kplugin: Kplugin,
+    tmp_path: Path,
+    inputs: tuple[Path, Path],
+    version: str,
+    points: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    project = new(kplugin, tmp_path, version)
+    """At the newest minor with every extension point (QueueSort replacing PrioritySort,
+    Bind replacing DefaultBinder, PostFilter, Permit, ...) the same scenario comes out
+    the same: each generated point works inside the real scheduler."""
+    project = new(kplugin, tmp_path, version, "--extension-points", points)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where e2e makes its working directory
@@ -75,6 +88,8 @@ def test_the_plugin_decides_in_a_real_scheduler(
     # the kube-apiserver build went through a copy of go.mod: the project is as it was
     assert (project / "go.mod").read_bytes() == go_mod
     assert result["work"] is None and list(scratch.iterdir()) == [], "the working directory is removed"
+    if "postfilter" in points:  # the plugin's PostFilter ran for the pods nothing fits
+        assert "3 of 3 nodes rejected pod default/web-1" in pods["web-1"]["reason"]
 
 
 def test_a_wrong_expectation_fails_and_says_where_the_pod_went(
