@@ -37,10 +37,17 @@ Progress = Callable[[str], None]
 READY_TIMEOUT = 90.0
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports (all held open while they are picked, so
+    the kernel cannot hand out one twice)."""
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def etcd_binary() -> str:
@@ -190,7 +197,7 @@ class ControlPlane:
 
     def start(self) -> None:
         etcd = etcd_binary()
-        client, peer, self.port = free_port(), free_port(), free_port()
+        client, peer, self.port = free_ports(3)
         self.progress(f"starting etcd (127.0.0.1:{client}) and kube-apiserver (127.0.0.1:{self.port})")
         self._spawn(
             "etcd",

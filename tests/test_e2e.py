@@ -149,3 +149,15 @@ def test_scores_from_the_last_attempt_of_each_pod() -> None:
 def test_scores_best_first() -> None:
     first_attempt = "\n".join(LOG.splitlines()[:4])
     assert [s.node for s in e2e.scores_from_log(first_attempt)["p"]] == ["b", "a"]
+
+
+def test_free_ports_are_distinct_and_bindable() -> None:
+    import socket
+
+    from kplugin.controlplane import free_ports
+
+    ports = free_ports(3)
+    assert len(set(ports)) == 3
+    for port in ports:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", port))
