@@ -63,6 +63,7 @@ class Node:
 class Pod:
     name: str
     labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
     requests: dict[str, str] = field(default_factory=dict)
     node_selector: dict[str, str] = field(default_factory=dict)
 
@@ -84,7 +85,12 @@ class Pod:
         return {
             "apiVersion": "v1",
             "kind": "Pod",
-            "metadata": {"name": self.name, "namespace": NAMESPACE, "labels": dict(self.labels)},
+            "metadata": {
+                "name": self.name,
+                "namespace": NAMESPACE,
+                "labels": dict(self.labels),
+                "annotations": dict(self.annotations),
+            },
             "spec": spec,
         }
 
@@ -136,6 +142,16 @@ class _Reader:
             if text is None or len(text) > 63 or not _LABEL_VALUE.fullmatch(text):
                 raise self.fail(f"{where}.{key}", f'{raw!r} is not a label value (quote it: "true")')
             out[key] = text
+        return dict(sorted(out.items()))
+
+    def annotations(self, value: Any, where: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key, raw in self.mapping(value, where).items():
+            if not isinstance(key, str) or not _label_key_ok(key):
+                raise self.fail(where, f"{key!r} is not an annotation key (e.g. example.com/hold)")
+            if not isinstance(raw, str):
+                raise self.fail(f"{where}.{key}", f'{raw!r} is not a string (quote it: "true")')
+            out[key] = raw
         return dict(sorted(out.items()))
 
     def quantities(self, value: Any, where: str) -> dict[str, str]:
@@ -192,11 +208,12 @@ def load_scenario(path: Path) -> Scenario:
     pods: list[Pod] = []
     for i, item in enumerate(reader.items(top.get("pods"), "pods")):
         where = f"pods[{i}]"
-        entry = reader.mapping(item, where, {"name", "labels", "requests", "nodeSelector"})
+        entry = reader.mapping(item, where, {"name", "labels", "annotations", "requests", "nodeSelector"})
         pods.append(
             Pod(
                 name=reader.name(entry.get("name"), f"{where}.name"),
                 labels=reader.labels(entry.get("labels"), f"{where}.labels"),
+                annotations=reader.annotations(entry.get("annotations"), f"{where}.annotations"),
                 requests=reader.quantities(entry.get("requests"), f"{where}.requests"),
                 node_selector=reader.labels(entry.get("nodeSelector"), f"{where}.nodeSelector"),
             )
@@ -365,7 +382,10 @@ def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, 
     for pod in scenario.pods:
         node, reason = placements.get(pod.name, (None, ""))
         if node is None and not reason:
-            reason = f"not scheduled within {options.timeout:.0f}s (is schedulerName {project.scheduler_name} served?)"
+            reason = (
+                f"no scheduling attempt reported within {options.timeout:.0f}s: held back by a PreEnqueue "
+                f"plugin, or not for schedulerName {project.scheduler_name}"
+            )
         result.append(Placement(pod.name, node, reason, scenario.expect.get(pod.name), scores.get(pod.name, ())))
     return Outcome(
         kubernetes=str(project.version),

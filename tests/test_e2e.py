@@ -26,6 +26,7 @@ pods:
   requests: {example.com/gpu: "1", cpu: 500m}
 - name: web-1
   nodeSelector: {example.com/pool: cpu}
+  annotations: {example.com/hold: "false"}
 expect:
   train-1: gpu-big
   web-1: pending
@@ -54,7 +55,9 @@ def test_scenario_read_with_defaults(tmp_path: Path) -> None:
         "requests": {"cpu": "500m", "example.com/gpu": "1"},
         "limits": {"example.com/gpu": "1"},
     }
-    assert scenario.pods[1].manifest("gpu")["spec"]["nodeSelector"] == {"example.com/pool": "cpu"}
+    web = scenario.pods[1].manifest("gpu")
+    assert web["spec"]["nodeSelector"] == {"example.com/pool": "cpu"}
+    assert web["metadata"]["annotations"] == {"example.com/hold": "false"}
     node = big.manifest()
     assert node["status"]["capacity"] == node["status"]["allocatable"] == big.capacity
 
@@ -72,6 +75,8 @@ def test_scenario_read_with_defaults(tmp_path: Path) -> None:
         (("web-1: pending", "web-2: pending"), "'web-2' is not a pod of this scenario"),
         (("web-1: pending", "web-1: gpu-small"), "'gpu-small' is neither a node of this scenario nor 'pending'"),
         (("  requests: {", "  resources: {"), "unknown key 'resources'"),
+        (('{example.com/hold: "false"}', "{example.com/hold: false}"), "pods[1].annotations.example.com/hold"),
+        (("{example.com/hold:", "{bad key:"), "'bad key' is not an annotation key"),
         (("nodes:\n", "nodes: [\n"), "is not valid YAML"),
     ],
 )

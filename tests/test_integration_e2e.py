@@ -64,11 +64,17 @@ def test_the_plugin_decides_in_a_real_scheduler(
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where e2e makes its working directory
     go_mod = (project / "go.mod").read_bytes()
     scenario, args = inputs
-    run = kplugin("e2e", str(project), "--scenario", str(scenario), "--args", str(args), "--json")
+    options = ["--scenario", str(scenario), "--args", str(args), "--json"]
+    if "preenqueue" in points:  # a held pod never gets an attempt: e2e waits for it until --timeout
+        held = '- {name: held-1, annotations: {example.com/hold: "true"}}\nexpect:\n  held-1: pending\n'
+        scenario.write_text(SCENARIO.replace("expect:\n", held))
+        options += ["--timeout", "30"]
+    run = kplugin("e2e", str(project), *options)
     assert run.code == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["ok"] and result["kubernetes"].startswith(version), result
     pods = {p["pod"]: p for p in result["pods"]}
+    held = {"held-1": None} if "preenqueue" in points else {}
     assert {name: p["node"] for name, p in pods.items()} == {
         "train-1": "gpu-big",
         "train-2": "gpu-big",
@@ -76,6 +82,7 @@ def test_the_plugin_decides_in_a_real_scheduler(
         "train-4": "gpu-small",
         "train-5": None,
         "web-1": None,
+        **held,
     }
     # Score: with cpu and memory alike, only the plugin's free-GPU score tells the nodes apart
     scores = {s["node"]: s for s in pods["train-1"]["scores"]}
@@ -88,6 +95,8 @@ def test_the_plugin_decides_in_a_real_scheduler(
     # the kube-apiserver build went through a copy of go.mod: the project is as it was
     assert (project / "go.mod").read_bytes() == go_mod
     assert result["work"] is None and list(scratch.iterdir()) == [], "the working directory is removed"
+    if held:  # the plugin's PreEnqueue kept it from the queue: no attempt, no condition
+        assert pods["held-1"]["reason"].startswith("no scheduling attempt reported within 30s")
     if "postfilter" in points:  # the plugin's PostFilter ran for the pods nothing fits
         assert "3 of 3 nodes rejected pod default/web-1" in pods["web-1"]["reason"]
 
