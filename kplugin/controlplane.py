@@ -251,7 +251,9 @@ class ControlPlane:
                 process.check()
             if self.api.cafile.is_file():
                 try:
+                    # ready, and the default namespace the scenario's pods go to is created
                     if self.api.request("GET", "/readyz", timeout=5) == "ok":
+                        self.api.get("/api/v1/namespaces/default")
                         return
                 except (OperationError, OSError) as err:
                     last = str(err)
