@@ -40,8 +40,13 @@ SCHEDULER_RULES: list[dict[str, Any]] = [
 ]
 
 
-# Rules later releases' schedulers need on top, keyed by the first minor that reads them
-# (read from bootstrappolicy/policy.go of that release: DRA is on by default from 1.34).
+# Rules later releases' schedulers need on top, keyed by the first minor that reads them:
+# bootstrappolicy/policy.go's system:kube-scheduler rules of that release, for the feature
+# gates on by default there (pkg/features/kube_features.go). DynamicResourceAllocation is
+# GA from 1.34; from 1.36 DRAExtendedResource (claims the scheduler creates and deletes)
+# and DRAResourceClaimGranularStatusAuthorization (resourceclaims/binding); from 1.37
+# DRADeviceTaintRules, whose informer the scheduler waits for: without the rule it
+# schedules nothing (kplugin e2e found this, running as the generated ServiceAccount).
 EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
     (1, 34): [
         {"apiGroups": ["storage.k8s.io"], "resources": ["volumeattachments"], "verbs": _READ},
@@ -52,6 +57,13 @@ EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
             "verbs": [*_READ, "update", "patch"],
         },
         {"apiGroups": [""], "resources": ["pods/finalizers"], "verbs": ["update"]},
+    ],
+    (1, 36): [
+        {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"], "verbs": ["create", "delete"]},
+        {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims/binding"], "verbs": ["update", "patch"]},
+    ],
+    (1, 37): [
+        {"apiGroups": ["resource.k8s.io"], "resources": ["devicetaintrules"], "verbs": _READ},
     ],
 }
 
