@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -35,6 +36,18 @@ from kplugin.project import Project
 Progress = Callable[[str], None]
 
 READY_TIMEOUT = 90.0
+_RBAC_PATHS = {
+    "ServiceAccount": "/api/v1/namespaces/{ns}/serviceaccounts",
+    "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "Role": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+    "RoleBinding": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+}
+# what the API server says when RBAC denies a request, as client-go logs it
+FORBIDDEN = re.compile(
+    r'User \\?"(?P<user>[^"\\]+)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<resource>[^"\\]+)\\?"'
+    r'(?: in API group \\?"(?P<group>[^"\\]*)\\?")?'
+)
 
 
 def free_ports(count: int) -> list[int]:
@@ -263,7 +276,32 @@ class ControlPlane:
             details=self.processes[-1].tail(),
         )
 
-    def kubeconfig(self) -> Path:
+    def apply_rbac(self, documents: Sequence[dict[str, Any]]) -> tuple[str, str]:
+        """Create the RBAC objects of a project's deploy/rbac.yaml; return a token of its
+        ServiceAccount (TokenRequest API: no controller manager needed) and its user name."""
+        assert self.api is not None
+        account: tuple[str, str] | None = None
+        for doc in documents:
+            kind, meta = doc.get("kind"), doc.get("metadata") or {}
+            namespace = meta.get("namespace", "default")
+            if kind not in _RBAC_PATHS:
+                raise OperationError(f"deploy/rbac.yaml: kind {kind!r} is not RBAC (expected {', '.join(_RBAC_PATHS)})")
+            self.api.create(_RBAC_PATHS[kind].format(ns=namespace), doc)
+            if kind == "ServiceAccount":
+                account = (namespace, meta["name"])
+        if account is None:
+            raise OperationError("deploy/rbac.yaml has no ServiceAccount for the scheduler to run as")
+        namespace, name = account
+        request = {
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenRequest",
+            "spec": {"expirationSeconds": 3600},
+        }
+        issued = self.api.create(f"/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", request)
+        return str(issued["status"]["token"]), f"system:serviceaccount:{namespace}:{name}"
+
+    def kubeconfig(self, token: str | None = None) -> Path:
+        """A kubeconfig for the scheduler: ``token`` (a ServiceAccount's), else admin."""
         assert self.api is not None
         path = self.work / "kubeconfig"
         config = {
@@ -272,8 +310,8 @@ class ControlPlane:
             "clusters": [
                 {"name": "local", "cluster": {"server": self.api.url, "certificate-authority": str(self.api.cafile)}}
             ],
-            "users": [{"name": "admin", "user": {"token": self.token}}],
-            "contexts": [{"name": "local", "context": {"cluster": "local", "user": "admin"}}],
+            "users": [{"name": "scheduler", "user": {"token": token or self.token}}],
+            "contexts": [{"name": "local", "context": {"cluster": "local", "user": "scheduler"}}],
             "current-context": "local",
         }
         path.write_text(yamlio.dump(config))

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin import yamlio
-from kplugin.controlplane import ControlPlane, Progress
+from kplugin.controlplane import FORBIDDEN, ControlPlane, Progress
 from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
 
@@ -299,10 +299,32 @@ class Outcome:
     placements: list[Placement]
     seconds: float
     work: Path | None = None  # kept with --keep: logs, configs
+    identity: str = "admin"
+    denied: list[str] = field(default_factory=list)  # "verb resource.group" RBAC refused the scheduler
 
     @property
     def failed(self) -> list[Placement]:
         return [p for p in self.placements if not p.as_expected]
+
+
+RBAC_FILE = "deploy/rbac.yaml"
+
+
+def rbac_documents(project: Project) -> list[dict[str, Any]]:
+    """The RBAC the project deploys with (deploy/rbac.yaml, as the user has it)."""
+    docs = yamlio.load_file(project.root / RBAC_FILE, "RBAC file", every_document=True)
+    if not all(isinstance(d, dict) for d in docs):
+        raise UsageError(f"{project.root / RBAC_FILE}: every document must be a Kubernetes object")
+    return list(docs)
+
+
+def denied_requests(log: str) -> list[str]:
+    """What the API server refused the scheduler, from its log: sorted "verb resource.group"."""
+    found = set()
+    for match in FORBIDDEN.finditer(log):
+        group = match["group"] or ""
+        found.add(f"{match['verb']} {match['resource']}" + (f".{group}" if group else ""))
+    return sorted(found)
 
 
 @dataclass(frozen=True)
@@ -311,6 +333,7 @@ class Options:
     keep: bool = False
     verbosity: int = 2
     args_file: Path | None = None  # the plugins' args, as for render-config --args
+    rbac: bool = True  # run as deploy/rbac.yaml's ServiceAccount (else with an admin token)
 
 
 def _placement(pod: dict[str, Any]) -> tuple[str | None, str, bool]:
@@ -330,18 +353,23 @@ def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, 
     until every pod is bound or reported unschedulable (or the timeout)."""
     from kplugin import render
 
+    rbac = rbac_documents(project) if options.rbac else None
     work = Path(tempfile.mkdtemp(prefix=f"kplugin-e2e-{project.name}-"))
+    identity = "admin"
     started = time.monotonic()
     placements: dict[str, tuple[str | None, str]] = {}
     try:
         with ControlPlane(work, apiserver, progress) as plane:
             assert plane.api is not None
+            token = None
+            if rbac is not None:
+                token, identity = plane.apply_rbac(rbac)
             request = render.RenderRequest(
                 project=project,
                 target=project.target,
                 leader_elect=False,
                 percentage_of_nodes_to_score=100,
-                kubeconfig=str(plane.kubeconfig()),
+                kubeconfig=str(plane.kubeconfig(token)),
                 args_file=options.args_file,
             )
             config = work / "scheduler-config.yaml"
@@ -373,9 +401,10 @@ def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, 
             _remove(work)
         raise
     try:
-        scores = scores_from_log((work / "kube-scheduler.log").read_text(errors="replace"))
+        log = (work / "kube-scheduler.log").read_text(errors="replace")
     except OSError:
-        scores = {}
+        log = ""
+    scores = scores_from_log(log)
     if not options.keep:
         _remove(work)
     result = []
@@ -393,6 +422,8 @@ def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, 
         placements=result,
         seconds=round(time.monotonic() - started, 1),
         work=work if options.keep else None,
+        identity=identity,
+        denied=denied_requests(log),
     )
 
 
@@ -409,6 +440,8 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
         "seconds": outcome.seconds,
         "ok": not outcome.failed,
         "work": str(outcome.work) if outcome.work else None,
+        "identity": outcome.identity,
+        "denied": outcome.denied,
         "pods": [
             {
                 "pod": p.pod,
@@ -424,7 +457,14 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
 
 
 def check(outcome: Outcome) -> None:
-    """An error if any pod is not where the scenario expects it."""
+    """An error if RBAC refused the scheduler anything, or a pod is not where the
+    scenario expects it."""
+    if outcome.denied:
+        raise OperationError(
+            f"{RBAC_FILE} does not let the scheduler ({outcome.identity}) "
+            f"{', '.join(outcome.denied)}: add the rules (kplugin upgrade regenerates the file), "
+            "or run with --admin"
+        )
     if outcome.failed:
         first = outcome.failed[0]
         raise OperationError(

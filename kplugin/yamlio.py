@@ -69,9 +69,9 @@ def describe_error(err: Exception) -> str:
     return f"{where}: {problem}"
 
 
-def load_file(path: Path, what: str) -> Any:
-    """Safe-load one YAML (or JSON) file; a missing or malformed file is a UsageError
-    that names ``what`` and the file."""
+def load_file(path: Path, what: str, *, every_document: bool = False) -> Any:
+    """Safe-load one YAML (or JSON) file, or the list of its documents; a missing or
+    malformed file is a UsageError that names ``what`` and the file."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
@@ -80,6 +80,8 @@ def load_file(path: Path, what: str) -> Any:
     if not path.is_file():
         raise UsageError(f"{what} {path}: no such file")
     try:
+        if every_document:
+            return [doc for doc in YAML(typ="safe").load_all(path) if doc is not None]
         return YAML(typ="safe").load(path)
     except YAMLError as err:
         raise UsageError(f"{what} {path} is not valid YAML{describe_error(err)}") from None

@@ -166,3 +166,28 @@ def test_free_ports_are_distinct_and_bindable() -> None:
     for port in ports:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind(("127.0.0.1", port))
+
+
+FORBIDDEN_LOG = r"""
+E1203 reflector.go:227] "Failed to watch" err="failed to list *v1.DeviceTaintRule: devicetaintrules.resource.k8s.io \
+is forbidden: User \"system:serviceaccount:kube-system:gpu\" cannot list resource \"devicetaintrules\" in API group \
+\"resource.k8s.io\" at the cluster scope" logger="UnhandledError"
+W1203 reflector.go:539] failed to list *v1.Node: nodes is forbidden: User "system:serviceaccount:kube-system:gpu" \
+cannot list resource "nodes" in API group "" at the cluster scope
+""".replace("\\\n", "")
+
+
+def test_rbac_denials_fail_the_run() -> None:
+    from kplugin.errors import OperationError
+
+    denied = e2e.denied_requests(FORBIDDEN_LOG)
+    assert denied == ["list devicetaintrules.resource.k8s.io", "list nodes"]
+    outcome = e2e.Outcome("1.37.2", "gpu", [], 1.0, identity="system:serviceaccount:kube-system:gpu", denied=denied)
+    with pytest.raises(OperationError, match=r"deploy/rbac.yaml does not let the scheduler .* list devicetaintrules"):
+        e2e.check(outcome)
+
+
+def test_rbac_file_must_hold_objects(kplugin: Kplugin, project: Path) -> None:
+    (project / "deploy/rbac.yaml").write_text("- just\n- a list\n")
+    run = kplugin("e2e", str(project))
+    assert run.code == 2 and "every document must be a Kubernetes object" in run.stderr, run.stderr

@@ -73,6 +73,8 @@ def test_the_plugin_decides_in_a_real_scheduler(
     assert run.code == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["ok"] and result["kubernetes"].startswith(version), result
+    # the scheduler ran as deploy/rbac.yaml's ServiceAccount, and RBAC refused it nothing
+    assert (result["identity"], result["denied"]) == ("system:serviceaccount:kube-system:gpu", [])
     pods = {p["pod"]: p for p in result["pods"]}
     held = {"held-1": None} if "preenqueue" in points else {}
     assert {name: p["node"] for name, p in pods.items()} == {

@@ -23,6 +23,10 @@ def e2e(
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds to wait for every pod to be bound or unschedulable.")
     ] = 120.0,
+    admin: Annotated[
+        bool,
+        typer.Option("--admin", help="Run the scheduler with an admin token instead of deploy/rbac.yaml's account."),
+    ] = False,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the working directory (logs, configs).")] = False,
     verbosity: Annotated[int, typer.Option("--scheduler-v", help="kube-scheduler log level (-v).")] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="Print the placements as JSON.")] = False,
@@ -44,12 +48,14 @@ def e2e(
         from kplugin import render
 
         render.load_args(args_file, project)  # checked now, before anything is built or started
+    if not admin:
+        core.rbac_documents(project)  # readable, before anything is built or started
     controlplane.etcd_binary()  # fail before building anything when etcd is missing
     with status(f"e2e: {project.name} on Kubernetes {project.version}…") as progress:
         progress("building the scheduler (go build, incremental)")
         built = build.build(build.BuildRequest(project=project, builder="local"), progress, ("local", "e2e"))
         apiserver = controlplane.apiserver_binary(project, progress)
-        options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity, args_file=args_file)
+        options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity, args_file=args_file, rbac=not admin)
         outcome = core.run(project, chosen, Path(built.binaries[0].path), apiserver, options, progress)
     if as_json:
         sys.stdout.write(json.dumps(core.as_json(outcome), indent=2) + "\n")
@@ -69,7 +75,7 @@ def e2e(
     bound = sum(p.node is not None for p in outcome.placements)
     say(
         f"e2e: {bound}/{len(outcome.placements)} pod(s) bound by {outcome.scheduler_name} "
-        f"(Kubernetes {outcome.kubernetes}) in {outcome.seconds}s"
+        f"(Kubernetes {outcome.kubernetes}, as {outcome.identity}) in {outcome.seconds}s"
         + (f"; logs kept in {outcome.work}" if outcome.work else "")
     )
     core.check(outcome)
