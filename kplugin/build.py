@@ -405,6 +405,23 @@ def dockerfile_without_buildkit(text: str) -> str:
     return text.replace("--platform=$BUILDPLATFORM ", "")
 
 
+# The legacy builder keeps a multi-stage build's earlier stages as untagged images
+# (about 2 GB for the Go stage, a new one per changed build): kplugin labels that stage
+# and removes it after each build. BuildKit keeps no such images.
+BUILD_STAGE_LABEL = "io.kplugin.build-stage-of"
+
+
+def label_build_stage(text: str, project: str) -> str:
+    """The Dockerfile with a label on its build stage naming the project."""
+    return re.sub(
+        r"^(FROM\s.*\sAS\s+build)\s*$",
+        lambda m: f"{m[1]}\nLABEL {BUILD_STAGE_LABEL}={project}",
+        text,
+        count=1,
+        flags=re.M | re.I,
+    )
+
+
 def _legacy(
     client: Any,
     request: BuildRequest,
@@ -416,7 +433,9 @@ def _legacy(
     from docker.errors import BuildError
 
     progress("docker build (legacy builder: no cache mounts, slower rebuilds)")
+    project = request.project.name
     dockerfile = dockerfile_without_buildkit((request.project.root / "Dockerfile").read_text())
+    dockerfile = label_build_stage(dockerfile, project)
     with tempfile.TemporaryDirectory(prefix="kplugin-dockerfile-") as tmp:
         path = Path(tmp) / "Dockerfile"
         path.write_text(dockerfile)
@@ -434,6 +453,8 @@ def _legacy(
         except BuildError as err:
             text = "\n".join(str(chunk.get("stream", chunk.get("error", ""))) for chunk in err.build_log)
             raise compile_failure(ToolError(["docker", "build"], 1, text, "docker build failed")) from err
+        finally:
+            client.images.prune(filters={"dangling": True, "label": f"{BUILD_STAGE_LABEL}={project}"})
     if request.log:
         for chunk in logs:
             if "stream" in chunk:

@@ -165,6 +165,11 @@ def test_missing_kubernetes_version_fails_cleanly(kplugin: Callable[..., Run], p
     assert not [p for p in project.parent.iterdir() if ".kplugin-" in p.name], "the retargeted copy is left"
 
 
+def dangling_images() -> set[str]:
+    cmd = ["docker", "images", "-q", "--filter", "dangling=true"]
+    return set(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split())
+
+
 def test_legacy_builder_fallback(
     kplugin: Callable[..., Run], project: Path, go_image: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -173,6 +178,7 @@ def test_legacy_builder_fallback(
     from kplugin import build
 
     monkeypatch.setattr(build, "buildkit_cli", lambda: None)
+    dangling_before = dangling_images()
     result = build_json(
         kplugin,
         str(project),
@@ -186,5 +192,7 @@ def test_legacy_builder_fallback(
     )
     assert "legacy builder" in str(result["reason"])
     assert result["image_user"] == "65532:65532"
+    # the build stage the legacy builder leaves behind (about 2 GB) is removed
+    assert dangling_images() <= dangling_before, "the legacy build left an untagged image"
     (binary,) = result["binaries"]  # type: ignore[misc]
     assert binary["version"] == "Kubernetes v1.28.3" and binary["static"]
