@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import secrets
 import shutil
 import signal
@@ -43,11 +42,6 @@ _RBAC_PATHS = {
     "Role": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
     "RoleBinding": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
 }
-# what the API server says when RBAC denies a request, as client-go logs it
-FORBIDDEN = re.compile(
-    r'User \\?"(?P<user>[^"\\]+)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<resource>[^"\\]+)\\?"'
-    r'(?: in API group \\?"(?P<group>[^"\\]*)\\?")?'
-)
 
 
 def free_ports(count: int) -> list[int]:
@@ -260,8 +254,7 @@ class ControlPlane:
         deadline = time.monotonic() + READY_TIMEOUT
         last = "no answer"
         while time.monotonic() < deadline:
-            for process in self.processes:
-                process.check()
+            self.check()
             if self.api.cafile.is_file():
                 try:
                     # ready, and the default namespace the scenario's pods go to is created

@@ -22,26 +22,27 @@ schedulerName, so only the plugin's scheduler places them.
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kplugin import yamlio
-from kplugin.controlplane import FORBIDDEN, ControlPlane, Progress
+from kplugin import render, yamlio
+from kplugin.controlplane import ControlPlane, Progress
 from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
+from kplugin.schedconfig import SchedulerConfig
+from kplugin.spec import DNS1123_SUBDOMAIN
 
 PENDING = "pending"
 NAMESPACE = "default"
 OVERCOMMITABLE = frozenset({"cpu", "memory", "ephemeral-storage"})
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "110"}
-_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 _QUANTITY = re.compile(r"[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?")
-_RESOURCE = re.compile(rf"({_NAME.pattern}/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -129,41 +130,45 @@ class _Reader:
         return value
 
     def name(self, value: Any, where: str) -> str:
-        if not isinstance(value, str) or len(value) > 253 or not _NAME.fullmatch(value):
+        if not isinstance(value, str) or len(value) > 253 or not DNS1123_SUBDOMAIN.fullmatch(value):
             raise self.fail(where, f"{value!r} is not a DNS-1123 name (lowercase letters, digits, '-' and '.')")
         return value
 
-    def labels(self, value: Any, where: str) -> dict[str, str]:
+    def _entries(self, value: Any, where: str, key_kind: str, checked: Callable[[Any, str], str]) -> dict[str, str]:
+        """A mapping whose keys are qualified names (labels, annotations and resource
+        names alike) and whose values ``checked`` returns as strings."""
         out: dict[str, str] = {}
         for key, raw in self.mapping(value, where).items():
-            if not isinstance(key, str) or not _label_key_ok(key):
-                raise self.fail(where, f"{key!r} is not a label key (e.g. example.com/gpu)")
+            if not isinstance(key, str) or render.qualified_name_problem(key):
+                raise self.fail(where, f"{key!r} is not {key_kind}")
+            out[key] = checked(raw, f"{where}.{key}")
+        return dict(sorted(out.items()))
+
+    def labels(self, value: Any, where: str) -> dict[str, str]:
+        def label(raw: Any, at: str) -> str:
             text = _scalar(raw)
             if text is None or len(text) > 63 or not _LABEL_VALUE.fullmatch(text):
-                raise self.fail(f"{where}.{key}", f'{raw!r} is not a label value (quote it: "true")')
-            out[key] = text
-        return dict(sorted(out.items()))
+                raise self.fail(at, f'{raw!r} is not a label value (quote it: "true")')
+            return text
+
+        return self._entries(value, where, "a label key (e.g. example.com/gpu)", label)
 
     def annotations(self, value: Any, where: str) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for key, raw in self.mapping(value, where).items():
-            if not isinstance(key, str) or not _label_key_ok(key):
-                raise self.fail(where, f"{key!r} is not an annotation key (e.g. example.com/hold)")
+        def annotation(raw: Any, at: str) -> str:
             if not isinstance(raw, str):
-                raise self.fail(f"{where}.{key}", f'{raw!r} is not a string (quote it: "true")')
-            out[key] = raw
-        return dict(sorted(out.items()))
+                raise self.fail(at, f'{raw!r} is not a string (quote it: "true")')
+            return raw
+
+        return self._entries(value, where, "an annotation key (e.g. example.com/hold)", annotation)
 
     def quantities(self, value: Any, where: str) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for key, raw in self.mapping(value, where).items():
-            if not isinstance(key, str) or len(key) > 253 or not _RESOURCE.fullmatch(key):
-                raise self.fail(where, f"{key!r} is not a resource name (e.g. cpu, memory, example.com/gpu)")
+        def quantity(raw: Any, at: str) -> str:
             text = _scalar(raw)
             if text is None or not _QUANTITY.fullmatch(text):
-                raise self.fail(f"{where}.{key}", f"{raw!r} is not a quantity (e.g. 2, 500m, 4Gi)")
-            out[key] = text
-        return dict(sorted(out.items()))
+                raise self.fail(at, f"{raw!r} is not a quantity (e.g. 2, 500m, 4Gi)")
+            return text
+
+        return self._entries(value, where, "a resource name (e.g. cpu, memory, example.com/gpu)", quantity)
 
     def items(self, value: Any, where: str) -> list[Any]:
         if value is None:
@@ -179,13 +184,6 @@ def _scalar(value: Any) -> str | None:
     if isinstance(value, str | int | float):
         return str(value)
     return None
-
-
-def _label_key_ok(key: str) -> bool:
-    prefix, _, name = key.rpartition("/")
-    if prefix and (len(prefix) > 253 or not _NAME.fullmatch(prefix)):
-        return False
-    return len(name) <= 63 and bool(_LABEL_NAME.fullmatch(name))
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -248,6 +246,13 @@ class NodeScore:
 _SCORE_LINE = re.compile(
     r'"(?P<what>Plugin scored node for pod|Calculated node\'s final score for pod)" '
     r'pod="(?P<pod>[^"]+)"(?: plugin="(?P<plugin>[^"]+)")? node="(?P<node>[^"]+)" score=(?P<score>-?[0-9]+)'
+)
+
+
+# what the API server says when RBAC denies a request, as client-go logs it
+_FORBIDDEN = re.compile(
+    r'User \\?"(?P<user>[^"\\]+)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<resource>[^"\\]+)\\?"'
+    r'(?: in API group \\?"(?P<group>[^"\\]*)\\?")?'
 )
 
 
@@ -321,7 +326,7 @@ def rbac_documents(project: Project) -> list[dict[str, Any]]:
 def denied_requests(log: str) -> list[str]:
     """What the API server refused the scheduler, from its log: sorted "verb resource.group"."""
     found = set()
-    for match in FORBIDDEN.finditer(log):
+    for match in _FORBIDDEN.finditer(log):
         group = match["group"] or ""
         found.add(f"{match['verb']} {match['resource']}" + (f".{group}" if group else ""))
     return sorted(found)
@@ -332,8 +337,34 @@ class Options:
     timeout: float = 120.0
     keep: bool = False
     verbosity: int = 2
-    args_file: Path | None = None  # the plugins' args, as for render-config --args
-    rbac: bool = True  # run as deploy/rbac.yaml's ServiceAccount (else with an admin token)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a run needs from the user, read and checked before anything is built."""
+
+    project: Project
+    scenario: Scenario
+    config: SchedulerConfig  # render-config's, for a single test scheduler (kubeconfig set per run)
+    rbac: list[dict[str, Any]] | None  # deploy/rbac.yaml's objects; None: run with an admin token
+
+
+def prepare(project: Project, scenario: Path | None, args_file: Path | None, admin: bool) -> Inputs:
+    config = render.build_config(
+        render.RenderRequest(
+            project=project,
+            target=project.target,
+            leader_elect=False,
+            percentage_of_nodes_to_score=100,
+            args_file=args_file,
+        )
+    )
+    return Inputs(
+        project=project,
+        scenario=DEFAULT_SCENARIO if scenario is None else load_scenario(scenario),
+        config=config,
+        rbac=None if admin else rbac_documents(project),
+    )
 
 
 def _placement(pod: dict[str, Any]) -> tuple[str | None, str, bool]:
@@ -347,13 +378,10 @@ def _placement(pod: dict[str, Any]) -> tuple[str | None, str, bool]:
     return None, "", False
 
 
-def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, options: Options,
-        progress: Progress) -> Outcome:  # fmt: skip
+def run(inputs: Inputs, scheduler: Path, apiserver: Path, options: Options, progress: Progress) -> Outcome:
     """Start the control plane and the project's scheduler, create the scenario and wait
     until every pod is bound or reported unschedulable (or the timeout)."""
-    from kplugin import render
-
-    rbac = rbac_documents(project) if options.rbac else None
+    project, scenario = inputs.project, inputs.scenario
     work = Path(tempfile.mkdtemp(prefix=f"kplugin-e2e-{project.name}-"))
     identity = "admin"
     started = time.monotonic()
@@ -362,18 +390,11 @@ def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, 
         with ControlPlane(work, apiserver, progress) as plane:
             assert plane.api is not None
             token = None
-            if rbac is not None:
-                token, identity = plane.apply_rbac(rbac)
-            request = render.RenderRequest(
-                project=project,
-                target=project.target,
-                leader_elect=False,
-                percentage_of_nodes_to_score=100,
-                kubeconfig=str(plane.kubeconfig(token)),
-                args_file=options.args_file,
-            )
+            if inputs.rbac is not None:
+                token, identity = plane.apply_rbac(inputs.rbac)
             config = work / "scheduler-config.yaml"
-            config.write_text(render.render(render.build_config(request), project, "config"))
+            document = replace(inputs.config, kubeconfig=str(plane.kubeconfig(token))).document()
+            config.write_text(yamlio.dump(document))
             progress(f"creating {len(scenario.nodes)} node(s), starting {scheduler}")
             for node_spec in scenario.nodes:
                 plane.api.create("/api/v1/nodes", node_spec.manifest())
@@ -396,17 +417,11 @@ def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, 
                 if wanted <= decided.keys() or time.monotonic() > deadline:
                     break
                 time.sleep(0.25)
-    except BaseException:
-        if not options.keep:
-            _remove(work)
-        raise
-    try:
         log = (work / "kube-scheduler.log").read_text(errors="replace")
-    except OSError:
-        log = ""
+    finally:
+        if not options.keep:
+            shutil.rmtree(work, ignore_errors=True)
     scores = scores_from_log(log)
-    if not options.keep:
-        _remove(work)
     result = []
     for pod in scenario.pods:
         node, reason = placements.get(pod.name, (None, ""))
@@ -425,12 +440,6 @@ def run(project: Project, scenario: Scenario, scheduler: Path, apiserver: Path, 
         identity=identity,
         denied=denied_requests(log),
     )
-
-
-def _remove(work: Path) -> None:
-    import shutil
-
-    shutil.rmtree(work, ignore_errors=True)
 
 
 def as_json(outcome: Outcome) -> dict[str, Any]:

@@ -15,18 +15,17 @@ from kplugin import yamlio
 from kplugin.errors import UsageError
 from kplugin.project import Project
 from kplugin.schedconfig import ARGS_DEFAULTS, MAX_WEIGHT, SchedulerConfig
-from kplugin.spec import ExtensionPoint, validate_scheduler_name
+from kplugin.spec import DNS1123_SUBDOMAIN, ExtensionPoint, validate_scheduler_name
 from kplugin.versions import Target
 
 FORMATS = ("config", "configmap", "helm-values")
 _QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def qualified_name_problem(value: str) -> str | None:
     """The apimachinery IsQualifiedName rules: [prefix/]name, name at most 63 chars."""
     prefix, _, name = value.rpartition("/")
-    if "/" in value and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
+    if "/" in value and (not prefix or len(prefix) > 253 or not DNS1123_SUBDOMAIN.fullmatch(prefix)):
         return "has an invalid prefix (must be a DNS subdomain)"
     if not name or len(name) > 63 or not _QUALIFIED_NAME.fullmatch(name):
         return "is not a qualified name (alphanumerics, '-', '_', '.', at most 63, alphanumeric at both ends)"

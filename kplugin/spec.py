@@ -80,7 +80,7 @@ REJECTING_POINTS = frozenset(
 )
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _PASCAL = re.compile(r"[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)*")
 _GO_KEYWORDS = frozenset(
     (
@@ -218,7 +218,7 @@ def validate_scheduler_name(name: str) -> str:
     problem = None
     if not name:
         problem = "is empty"
-    elif len(name) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(name):
+    elif len(name) > 253 or not DNS1123_SUBDOMAIN.fullmatch(name):
         problem = "is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')"
     elif name in {"default-scheduler", "kube-scheduler"}:
         problem = "is the default scheduler's name or lease; a second scheduler needs its own"

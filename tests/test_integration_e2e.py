@@ -159,7 +159,8 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     with pytest.raises(OperationError) as failure:
-        e2e.run(project, e2e.DEFAULT_SCENARIO, dying, apiserver, e2e.Options(timeout=60), lambda _: None)
+        inputs = e2e.prepare(project, None, None, admin=False)
+        e2e.run(inputs, dying, apiserver, e2e.Options(timeout=60), lambda _: None)
     assert str(failure.value) == "kube-scheduler exited (code 3); the end of its log:"
     assert failure.value.details == ["unknown flag: --config"]
     assert list(scratch.iterdir()) == []

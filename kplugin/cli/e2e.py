@@ -39,24 +39,18 @@ def e2e(
     from kplugin.errors import UsageError
 
     project = projects.load(path)
-    chosen = core.DEFAULT_SCENARIO if scenario is None else core.load_scenario(scenario)
     if not 1 <= timeout <= 3600:
         raise UsageError(f"--timeout {timeout:g}: must be from 1 to 3600 seconds")
     if not 0 <= verbosity <= 10:
         raise UsageError(f"--scheduler-v {verbosity}: must be from 0 to 10")
-    if args_file is not None:
-        from kplugin import render
-
-        render.load_args(args_file, project)  # checked now, before anything is built or started
-    if not admin:
-        core.rbac_documents(project)  # readable, before anything is built or started
+    inputs = core.prepare(project, scenario, args_file, admin)  # all checked before anything is built
     controlplane.etcd_binary()  # fail before building anything when etcd is missing
     with status(f"e2e: {project.name} on Kubernetes {project.version}…") as progress:
         progress("building the scheduler (go build, incremental)")
         built = build.build(build.BuildRequest(project=project, builder="local"), progress, ("local", "e2e"))
         apiserver = controlplane.apiserver_binary(project, progress)
-        options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity, args_file=args_file, rbac=not admin)
-        outcome = core.run(project, chosen, Path(built.binaries[0].path), apiserver, options, progress)
+        options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity)
+        outcome = core.run(inputs, Path(built.binaries[0].path), apiserver, options, progress)
     if as_json:
         sys.stdout.write(json.dumps(core.as_json(outcome), indent=2) + "\n")
     else:
