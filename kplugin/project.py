@@ -11,7 +11,6 @@ from kplugin.goapi import NATIVE
 from kplugin.spec import (
     PluginSpec,
     ProjectSpec,
-    default_image,
     parse_extension_points,
     retag_image,
     validate_api,
@@ -42,12 +41,9 @@ class Project:
 
     def spec(self, target: Target | None = None, plugins: tuple[PluginSpec, ...] | None = None) -> ProjectSpec:
         """The spec this project was generated from, optionally for another target or
-        with other plugins. The default image follows the version; a custom one is kept
-        (see retag_image)."""
+        with other plugins. The image's tag follows the version where it names it, as the
+        default's does (see retag_image)."""
         target = target or self.target
-        image = None
-        if self.image != default_image(self.name, self.version):
-            image = retag_image(self.image, self.version, target.version)
         return ProjectSpec(
             name=self.name,
             module=self.module,
@@ -55,7 +51,7 @@ class Project:
             scheduler_name=self.scheduler_name,
             plugins=plugins if plugins is not None else self.plugins,
             api=self.api,
-            image=image,
+            image=retag_image(self.image, self.version, target.version),
         )
 
 
