@@ -1,3 +1,5 @@
-from kplugin.cli import main
+"""``python -m kplugin``: the same as the kplugin command."""
+
+from kplugin.launch import main
 
 main()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from kplugin import golang, sync
+from kplugin import golang, safefs, sync
 from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
 from kplugin.spec import (
@@ -36,7 +36,7 @@ def new_plugin(project: Project, name: str, extension_points: str | None) -> Plu
     if any(p.name == name for p in project.plugins):
         raise UsageError(f"plugin {name!r} is already in this project; choose another name")
     package = package_name(name)
-    if any(p.package == package for p in project.plugins) or (project.root / "pkg" / package).exists():
+    if any(p.package == package for p in project.plugins) or safefs.lstat_mode(project.root / "pkg" / package):
         raise UsageError(f"plugin {name!r}: pkg/{package} already exists; choose another name")
     points = parse_extension_points(extension_points) if extension_points is not None else DEFAULT_EXTENSION_POINTS
     if ExtensionPoint.QUEUE_SORT in points and any(p.has(ExtensionPoint.QUEUE_SORT) for p in project.plugins):
@@ -78,10 +78,11 @@ def add_plugin(
     plan = sync.plan(project, spec, keep_edited=keep_edited)
     if plan.conflicts and not keep_edited:
         raise OperationError(plan.conflict_message(f"kplugin add plugin {name}"))
-    imports = project.root / IMPORTS_FILE
-    if not imports.is_file():
+    source = safefs.read_project_file(project.root, IMPORTS_FILE)
+    if source is None:
         raise OperationError(f"{IMPORTS_FILE} is missing; restore it (it imports each plugin package)")
-    plan.writes[IMPORTS_FILE] = insert_import(imports.read_text(), f"{project.module}/pkg/{plugin.package}").encode()
+    text = safefs.decode(source, str(IMPORTS_FILE), project.root / IMPORTS_FILE)
+    plan.writes[IMPORTS_FILE] = insert_import(text, f"{project.module}/pkg/{plugin.package}").encode()
     result = AddResult(plugin=plugin, kept=plan.conflicts)
     if dry_run:
         result.changed = sorted({*plan.writes, *plan.deletes})

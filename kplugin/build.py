@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin import elf, proc
+from kplugin import elf, proc, safefs
 from kplugin.errors import OperationError, ToolError, UsageError
 from kplugin.project import Project
 
@@ -209,7 +209,7 @@ def _go_version() -> tuple[int, int, str]:
 
 
 def _required_go(project: Project) -> tuple[int, int]:
-    text = (project.root / "go.mod").read_text()
+    text = safefs.read_text(project.root / "go.mod", "go.mod")
     match = re.search(r"^go (\d+)\.(\d+)", text, re.M)
     needed = (int(match[1]), int(match[2])) if match else (1, 0)
     major, minor = (int(x) for x in project.target.release.go_directive.split(".")[:2])
@@ -434,7 +434,12 @@ def _legacy(
 
     progress("docker build (legacy builder: no cache mounts, slower rebuilds)")
     project = request.project.name
-    dockerfile = dockerfile_without_buildkit((request.project.root / "Dockerfile").read_text())
+    source = safefs.read_project_file(request.project.root, "Dockerfile")
+    if source is None:
+        raise OperationError(
+            f"{request.project.root / 'Dockerfile'} is missing; restore it (kplugin upgrade writes it)"
+        )
+    dockerfile = dockerfile_without_buildkit(safefs.decode(source, "Dockerfile", request.project.root / "Dockerfile"))
     dockerfile = label_build_stage(dockerfile, project)
     with tempfile.TemporaryDirectory(prefix="kplugin-dockerfile-") as tmp:
         path = Path(tmp) / "Dockerfile"

@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin import elf, manifests
+from kplugin import elf, manifests, safefs
+from kplugin.errors import UsageError
 from kplugin.project import Project
 from kplugin.render import args_problems
 from kplugin.schedconfig import CONFIG_GROUP, DEFAULT_LEASE, MAX_WEIGHT
@@ -55,19 +56,57 @@ class Context:
     def add(self, check: str, severity: str, path: Path, line: int | None, what: str, why: str, fix: str) -> None:
         self.findings.append(Finding(check, severity, self.rel(path), line, what, why, fix))
 
+    def text(self, path: Path) -> str | None:
+        """A file's text, None when it is missing or unreadable (an unreadable file is a
+        finding: a directory, symlink out of the project, FIFO, non-UTF-8 text...)."""
+        from kplugin import safefs
+
+        if safefs.lstat_mode(path) is None:
+            return None
+        absolute = path.absolute()
+        try:
+            if absolute.is_relative_to(self.project.root) and path != self.config_path:
+                data = safefs.read_project_file(self.project.root, absolute.relative_to(self.project.root).as_posix())
+                return None if data is None else safefs.decode(data, "file", path)
+            return safefs.read_text(path, "file")
+        except UsageError as err:
+            self.add(
+                "files",
+                ERROR,
+                path,
+                None,
+                str(err),
+                "kplugin, kubectl and the scheduler cannot read it",
+                "replace it with a regular UTF-8 file inside the project",
+            )
+            return None
+
     def load(self, path: Path, many: bool = False) -> Any:
         """Round-trip YAML (keeps line numbers); None when the file is missing."""
-        key = path.resolve()
+        key = path.absolute()
         if key not in self._yaml_cache:
             from ruamel.yaml import YAML
             from ruamel.yaml.error import YAMLError
 
-            if not path.is_file():
-                self._yaml_cache[key] = None
-            else:
+            from kplugin import yamlio
+
+            text = self.text(path)
+            self._yaml_cache[key] = None
+            if text is not None:
                 try:
+                    yamlio.parse(text, str(self.rel(path)), every_document=many)  # no aliases, no deep nesting
                     yaml = YAML()
-                    self._yaml_cache[key] = list(yaml.load_all(path)) if many else yaml.load(path)
+                    self._yaml_cache[key] = list(yaml.load_all(text)) if many else yaml.load(text)
+                except UsageError as err:
+                    self.add(
+                        "yaml",
+                        ERROR,
+                        path,
+                        None,
+                        str(err),
+                        "kubectl and kube-scheduler cannot read it",
+                        "fix the syntax",
+                    )
                 except YAMLError as err:
                     mark = getattr(err, "problem_mark", None)
                     self.add(
@@ -79,12 +118,49 @@ class Context:
                         "kubectl and kube-scheduler cannot read it",
                         "fix the syntax",
                     )
-                    self._yaml_cache[key] = None
         return self._yaml_cache[key]
+
+    def mapping(self, value: Any, path: Path, line: int | None, what: str) -> dict[Any, Any]:
+        """``value`` when it is a mapping (or missing: empty); else a finding and {}."""
+        if value is None:
+            return {}
+        if isinstance(value, dict):
+            return value
+        self.add(
+            "types",
+            ERROR,
+            path,
+            line,
+            f"{what} must be a mapping, not {_kind(value)}",
+            "kube-scheduler and kubectl cannot decode the file",
+            f"make {what} a mapping",
+        )
+        return {}
+
+    def sequence(self, value: Any, path: Path, line: int | None, what: str) -> list[Any]:
+        """``value`` when it is a list (or missing: empty); else a finding and []."""
+        if value is None:
+            return []
+        if isinstance(value, list):
+            return value
+        self.add(
+            "types",
+            ERROR,
+            path,
+            line,
+            f"{what} must be a list, not {_kind(value)}",
+            "kube-scheduler and kubectl cannot decode the file",
+            f"make {what} a list",
+        )
+        return []
 
     @property
     def config(self) -> Any:
         return self.load(self.config_path)
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"{type(value).__name__} {str(value)[:40]!r}"
 
 
 def line_of(node: Any, key: str | int | None = None) -> int | None:
@@ -102,19 +178,37 @@ def line_of(node: Any, key: str | int | None = None) -> int | None:
         return int(lc.line) + 1
 
 
-def _profiles(config: Any) -> list[Any]:
-    profiles = config.get("profiles") if isinstance(config, dict) else None
-    return list(profiles) if isinstance(profiles, list) else []
+def _profiles(ctx: Context) -> list[dict[Any, Any]]:
+    """The configuration's profiles that are mappings (the others are findings)."""
+    config = ctx.config
+    if not isinstance(config, dict):
+        return []
+    profiles = ctx.sequence(config.get("profiles"), ctx.config_path, line_of(config, "profiles"), "profiles")
+    return [
+        ctx.mapping(profile, ctx.config_path, line_of(profiles, i), f"profiles[{i}]")
+        for i, profile in enumerate(profiles)
+    ]
 
 
-def _plugin_entries(profile: Any) -> Iterator[tuple[str, str, Any, Any, int]]:
+def _plugin_entries(ctx: Context, profile: dict[Any, Any]) -> Iterator[tuple[str, str, dict[Any, Any], Any, int]]:
     """(extension point, enabled|disabled, entry, list node, index) of a profile."""
-    plugins = profile.get("plugins") or {}
+    path = ctx.config_path
+    plugins = ctx.mapping(profile.get("plugins"), path, line_of(profile, "plugins"), "plugins")
     for point, section in plugins.items():
+        section = ctx.mapping(section, path, line_of(plugins, point), f"plugins.{point}")
         for kind in ("enabled", "disabled"):
-            entries = (section or {}).get(kind) or []
+            entries = ctx.sequence(section.get(kind), path, line_of(section, kind), f"plugins.{point}.{kind}")
             for i, entry in enumerate(entries):
+                entry = ctx.mapping(entry, path, line_of(entries, i), f"plugins.{point}.{kind}[{i}]")
                 yield str(point), kind, entry, entries, i
+
+
+def _plugin_configs(ctx: Context, profile: dict[Any, Any]) -> Iterator[tuple[int, dict[Any, Any], Any]]:
+    """(index, entry, list node) of a profile's pluginConfig."""
+    path = ctx.config_path
+    configs = ctx.sequence(profile.get("pluginConfig"), path, line_of(profile, "pluginConfig"), "pluginConfig")
+    for j, entry in enumerate(configs):
+        yield j, ctx.mapping(entry, path, line_of(configs, j), f"pluginConfig[{j}]"), configs
 
 
 # --- the checks --------------------------------------------------------------------
@@ -126,7 +220,7 @@ def check_plugin_names(ctx: Context) -> None:
     ours = {p.name for p in project.plugins}
     meta = project.root / "kplugin.yaml"
     imports = project.root / "cmd/scheduler/plugins.go"
-    import_text = imports.read_text() if imports.is_file() else ""
+    import_text = ctx.text(imports) or ""
     for plugin in project.plugins:
         try:
             validate_plugin_name(plugin.name)
@@ -143,10 +237,11 @@ def check_plugin_names(ctx: Context) -> None:
             )
         source = project.root / "pkg" / plugin.package
         found = None
-        for go_file in sorted(source.glob("*.go")):
-            match = re.search(r'^const Name = "([^"]*)"', go_file.read_text(), re.M)
+        for go_file in sorted(source.glob("*.go")) if source.is_dir() and not source.is_symlink() else []:
+            text = ctx.text(go_file) or ""
+            match = re.search(r'^const Name = "([^"]*)"', text, re.M)
             if match:
-                found = (go_file, match[1], go_file.read_text()[: match.start()].count("\n") + 1)
+                found = (go_file, match[1], text[: match.start()].count("\n") + 1)
         if found is None:
             ctx.add(
                 "plugin-names",
@@ -179,9 +274,9 @@ def check_plugin_names(ctx: Context) -> None:
                 f'add _ "{project.module}/pkg/{plugin.package}" to {ctx.rel(imports)}',
             )
     known = ours | IN_TREE_PLUGINS
-    for i, profile in enumerate(_profiles(ctx.config)):
-        for point, kind, entry, entries, index in _plugin_entries(profile):
-            name = str((entry or {}).get("name", ""))
+    for i, profile in enumerate(_profiles(ctx)):
+        for point, kind, entry, entries, index in _plugin_entries(ctx, profile):
+            name = str(entry.get("name", ""))
             if name == "*" and kind == "disabled":
                 ctx.add(
                     "disabled-all",
@@ -203,14 +298,14 @@ def check_plugin_names(ctx: Context) -> None:
                     f'kube-scheduler fails at start-up: {point} plugin "{name}" does not exist',
                     f"use one of {', '.join(sorted(ours))} or an in-tree plugin",
                 )
-        for j, entry in enumerate(profile.get("pluginConfig") or []):
-            name = str((entry or {}).get("name", ""))
+        for j, entry, configs in _plugin_configs(ctx, profile):
+            name = str(entry.get("name", ""))
             if name not in known:
                 ctx.add(
                     "plugin-names",
                     ERROR,
                     ctx.config_path,
-                    line_of(profile["pluginConfig"], j),
+                    line_of(configs, j),
                     f"pluginConfig for {name!r}, which is not registered",
                     "args for an unknown plugin are rejected when the profile is built",
                     f"name it {', '.join(sorted(ours))}",
@@ -249,36 +344,53 @@ def check_api_version(ctx: Context) -> None:
 
 def check_scheduler_names(ctx: Context) -> None:
     """3. schedulerName identical in the config, the ConfigMap, the chart and sample pods."""
-    names = {str(p.get("schedulerName", "default-scheduler")) for p in _profiles(ctx.config)}
+    names = {str(p.get("schedulerName", "default-scheduler")) for p in _profiles(ctx)}
     if not names:
         return
     root = ctx.project.root
     pod_file = root / "deploy/sample-pod.yaml"
     pod = ctx.load(pod_file)
     if isinstance(pod, dict):
-        name = str((pod.get("spec") or {}).get("schedulerName", "default-scheduler"))
+        spec = ctx.mapping(pod.get("spec"), pod_file, line_of(pod, "spec"), "spec")
+        name = str(spec.get("schedulerName", "default-scheduler"))
         if name not in names:
             ctx.add(
                 "scheduler-name",
                 ERROR,
                 pod_file,
-                line_of(pod.get("spec"), "schedulerName"),
+                line_of(spec, "schedulerName"),
                 f"sample pod uses schedulerName {name!r}, the config has {', '.join(sorted(names))}",
                 "a pod whose schedulerName matches no profile is never scheduled by this scheduler; it stays Pending",
                 "make them identical",
             )
     cm_file = root / "deploy/configmap.yaml"
     cm = ctx.load(cm_file)
-    if isinstance(cm, dict) and ctx.config_path.resolve() == (root / "deploy/scheduler-config.yaml").resolve():
-        from ruamel.yaml import YAML
+    if isinstance(cm, dict) and ctx.config_path.absolute() == (root / "deploy/scheduler-config.yaml").absolute():
+        from kplugin import yamlio
 
-        embedded = (cm.get("data") or {}).get(manifests.CONFIG_FILE)
-        if embedded is not None and YAML(typ="safe").load(str(embedded)) != _plain(ctx.config):
+        data = ctx.mapping(cm.get("data"), cm_file, line_of(cm, "data"), "data")
+        embedded = data.get(manifests.CONFIG_FILE)
+        try:
+            differs = embedded is not None and yamlio.parse(str(embedded), "the ConfigMap's config") != _plain(
+                ctx.config
+            )
+        except UsageError as err:
+            ctx.add(
+                "yaml",
+                ERROR,
+                cm_file,
+                line_of(data, manifests.CONFIG_FILE),
+                str(err),
+                "kube-scheduler cannot read the configuration it is given",
+                "regenerate the ConfigMap",
+            )
+            differs = False
+        if differs:
             ctx.add(
                 "scheduler-name",
                 ERROR,
                 cm_file,
-                line_of(cm.get("data"), manifests.CONFIG_FILE),
+                line_of(data, manifests.CONFIG_FILE),
                 "the ConfigMap's scheduler-config.yaml differs from deploy/scheduler-config.yaml",
                 "the cluster runs the ConfigMap, not the file you validated",
                 "regenerate it: kplugin render-config --format configmap",
@@ -300,7 +412,9 @@ def check_lease(ctx: Context) -> None:
     config = ctx.config
     if not isinstance(config, dict):
         return
-    election = config.get("leaderElection") or {}
+    election = ctx.mapping(
+        config.get("leaderElection"), ctx.config_path, line_of(config, "leaderElection"), "leaderElection"
+    )
     if election.get("leaderElect", True) is False:
         return
     name = str(election.get("resourceName", DEFAULT_LEASE))
@@ -319,9 +433,21 @@ def check_lease(ctx: Context) -> None:
 
 
 def _rules(ctx: Context) -> tuple[Path, list[tuple[Any, Any]]]:
+    """(document, rule) of deploy/rbac.yaml, each rule a mapping whose apiGroups,
+    resources, verbs and resourceNames are lists of strings (the rest are findings)."""
     path = ctx.project.root / "deploy/rbac.yaml"
-    docs = ctx.load(path, many=True) or []
-    return path, [(d, r) for d in docs if isinstance(d, dict) for r in (d.get("rules") or [])]
+    found = []
+    for i, doc in enumerate(ctx.load(path, many=True) or []):
+        doc = ctx.mapping(doc, path, None, f"document {i + 1}")
+        rules = ctx.sequence(doc.get("rules"), path, line_of(doc, "rules"), f"document {i + 1} rules")
+        for j, rule in enumerate(rules):
+            rule = ctx.mapping(rule, path, line_of(rules, j), f"rules[{j}]")
+            clean = {}
+            for key in ("apiGroups", "resources", "verbs", "resourceNames"):
+                values = ctx.sequence(rule.get(key), path, line_of(rule, key), f"rules[{j}].{key}")
+                clean[key] = [str(v) for v in values if isinstance(v, str | int)]
+            found.append((doc, clean))
+    return path, found
 
 
 def check_rbac(ctx: Context) -> None:
@@ -366,7 +492,8 @@ def check_rbac(ctx: Context) -> None:
                 "need them are never scheduled",
                 "add the rule (kplugin new for this version has it)",
             )
-    lease = ctx.config.get("leaderElection", {}) if isinstance(ctx.config, dict) else {}
+    lease = ctx.config.get("leaderElection") if isinstance(ctx.config, dict) else None
+    lease = lease if isinstance(lease, dict) else {}
     if lease and lease.get("leaderElect", True) is not False:
         name = str(lease.get("resourceName", DEFAULT_LEASE))
         ok = any(
@@ -425,10 +552,9 @@ def check_binary(ctx: Context) -> None:
 def check_args(ctx: Context) -> None:
     """7. pluginConfig args decode into the plugin's Args."""
     fields = ctx.project.args_fields
-    for profile in _profiles(ctx.config):
-        configs = profile.get("pluginConfig") or []
-        for j, entry in enumerate(configs):
-            name = str((entry or {}).get("name", ""))
+    for profile in _profiles(ctx):
+        for j, entry, configs in _plugin_configs(ctx, profile):
+            name = str(entry.get("name", ""))
             if name not in fields:
                 continue
             for key, problem in args_problems(name, _plain(entry.get("args") or {}), fields[name]):
@@ -447,9 +573,9 @@ def check_args(ctx: Context) -> None:
 
 def check_weights(ctx: Context) -> None:
     """8. score weights valid."""
-    for profile in _profiles(ctx.config):
-        for point, kind, entry, entries, index in _plugin_entries(profile):
-            if kind != "enabled" or point not in {"score", "multiPoint"} or "weight" not in (entry or {}):
+    for profile in _profiles(ctx):
+        for point, kind, entry, entries, index in _plugin_entries(ctx, profile):
+            if kind != "enabled" or point not in {"score", "multiPoint"} or "weight" not in entry:
                 continue
             weight = entry["weight"]
             name = entry.get("name")
@@ -489,7 +615,7 @@ def check_go_mod(ctx: Context) -> None:
             "restore it from version control",
         )
         return
-    lines = path.read_text().splitlines()
+    lines = (ctx.text(path) or "").splitlines()
     version = ctx.project.version
     require = next((i for i, line in enumerate(lines) if re.search(r"\bk8s\.io/kubernetes v", line)), None)
     if require is None or f"k8s.io/kubernetes {version.tag}" not in lines[require]:
@@ -538,7 +664,20 @@ def check_generated(ctx: Context) -> None:
 
     for name, recorded in sorted(ctx.project.generated.items()):
         path = ctx.project.root / name
-        if not path.is_file():
+        try:
+            data = safefs.read_project_file(ctx.project.root, name)
+        except UsageError as err:
+            ctx.add(
+                "generated",
+                WARNING,
+                path,
+                None,
+                str(err),
+                "kplugin upgrade and add plugin stop on it",
+                "restore the file from version control",
+            )
+            continue
+        if data is None:
             ctx.add(
                 "generated",
                 WARNING,
@@ -548,7 +687,7 @@ def check_generated(ctx: Context) -> None:
                 "kplugin upgrade and add plugin write it again",
                 "restore it from version control, or let kplugin upgrade recreate it",
             )
-        elif hashlib.sha256(path.read_bytes()).hexdigest() != recorded:
+        elif hashlib.sha256(data).hexdigest() != recorded:
             ctx.add(
                 "generated",
                 WARNING,
@@ -584,7 +723,8 @@ def run(project: Project, target: Target, config: Path | None = None, binary: Pa
     )
     for check in CHECKS:
         check(ctx)
-    return ctx.findings
+    unique: dict[Finding, None] = dict.fromkeys(ctx.findings)  # a bad node is met by several checks
+    return list(unique)
 
 
 def as_json(findings: list[Finding]) -> dict[str, Any]:

@@ -30,19 +30,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kplugin import render, yamlio
+from kplugin import names, render, safefs, yamlio
 from kplugin.controlplane import ControlPlane, Progress
 from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
 from kplugin.schedconfig import SchedulerConfig
-from kplugin.spec import DNS1123_SUBDOMAIN
 
 PENDING = "pending"
 NAMESPACE = "default"
 OVERCOMMITABLE = frozenset({"cpu", "memory", "ephemeral-storage"})
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "110"}
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-_QUANTITY = re.compile(r"[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?")
 
 
 @dataclass(frozen=True)
@@ -130,25 +127,25 @@ class _Reader:
         return value
 
     def name(self, value: Any, where: str) -> str:
-        if not isinstance(value, str) or len(value) > 253 or not DNS1123_SUBDOMAIN.fullmatch(value):
-            raise self.fail(where, f"{value!r} is not a DNS-1123 name (lowercase letters, digits, '-' and '.')")
-        return value
+        if names.dns1123_subdomain_problem(value):
+            raise self.fail(where, f"{_shown(value)} is not a DNS-1123 name (lowercase letters, digits, '-' and '.')")
+        return str(value)
 
     def _entries(self, value: Any, where: str, key_kind: str, checked: Callable[[Any, str], str]) -> dict[str, str]:
         """A mapping whose keys are qualified names (labels, annotations and resource
         names alike) and whose values ``checked`` returns as strings."""
         out: dict[str, str] = {}
         for key, raw in self.mapping(value, where).items():
-            if not isinstance(key, str) or render.qualified_name_problem(key):
-                raise self.fail(where, f"{key!r} is not {key_kind}")
+            if names.qualified_name_problem(key):
+                raise self.fail(where, f"{_shown(key)} is not {key_kind}")
             out[key] = checked(raw, f"{where}.{key}")
         return dict(sorted(out.items()))
 
     def labels(self, value: Any, where: str) -> dict[str, str]:
         def label(raw: Any, at: str) -> str:
             text = _scalar(raw)
-            if text is None or len(text) > 63 or not _LABEL_VALUE.fullmatch(text):
-                raise self.fail(at, f'{raw!r} is not a label value (quote it: "true")')
+            if text is None or names.label_value_problem(text):
+                raise self.fail(at, f'{_shown(raw)} is not a label value (quote it: "true")')
             return text
 
         return self._entries(value, where, "a label key (e.g. example.com/gpu)", label)
@@ -156,7 +153,7 @@ class _Reader:
     def annotations(self, value: Any, where: str) -> dict[str, str]:
         def annotation(raw: Any, at: str) -> str:
             if not isinstance(raw, str):
-                raise self.fail(at, f'{raw!r} is not a string (quote it: "true")')
+                raise self.fail(at, f'{_shown(raw)} is not a string (quote it: "true")')
             return raw
 
         return self._entries(value, where, "an annotation key (e.g. example.com/hold)", annotation)
@@ -164,8 +161,8 @@ class _Reader:
     def quantities(self, value: Any, where: str) -> dict[str, str]:
         def quantity(raw: Any, at: str) -> str:
             text = _scalar(raw)
-            if text is None or not _QUANTITY.fullmatch(text):
-                raise self.fail(at, f"{raw!r} is not a quantity (e.g. 2, 500m, 4Gi)")
+            if text is None or names.quantity_problem(text):
+                raise self.fail(at, f"{_shown(raw)} is not a quantity (e.g. 2, 500m, 4Gi)")
             return text
 
         return self._entries(value, where, "a resource name (e.g. cpu, memory, example.com/gpu)", quantity)
@@ -181,14 +178,28 @@ class _Reader:
 def _scalar(value: Any) -> str | None:
     if isinstance(value, bool):
         return None  # YAML's true/false: a label value must be the string "true"
-    if isinstance(value, str | int | float):
+    if isinstance(value, int) and abs(value) < 10**18:
+        return str(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value == value and abs(value) < 1e18:
         return str(value)
     return None
 
 
+def _shown(value: Any) -> str:
+    """A value as an error message shows it: repr, cut short."""
+    text = (
+        repr(value)
+        if not isinstance(value, int) or abs(value) < 10**30
+        else f"<an integer of {len(str(value))} digits>"
+    )
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def load_scenario(path: Path) -> Scenario:
     """Read and check a scenario file (see the module docstring)."""
-    raw = yamlio.load_file(path, "--scenario")
+    raw = yamlio.load_file(path, "--scenario", limit=safefs.LARGE_FILE)
     reader = _Reader(path)
     top = reader.mapping(raw, "the document", {"nodes", "pods", "expect"})
     nodes: list[Node] = []
@@ -218,18 +229,20 @@ def load_scenario(path: Path) -> Scenario:
         )
     if not nodes or not pods:
         raise reader.fail("nodes, pods", "a scenario needs at least one node and one pod")
-    for kind, names in (("node", [n.name for n in nodes]), ("pod", [p.name for p in pods])):
-        twice = sorted({n for n in names if names.count(n) > 1})
+    for kind, given in (("node", [n.name for n in nodes]), ("pod", [p.name for p in pods])):
+        twice = sorted({n for n in given if given.count(n) > 1})
         if twice:
             raise reader.fail(f"{kind}s", f"{kind} {twice[0]!r} is named twice")
     expect: dict[str, str] = {}
     known_nodes = {n.name for n in nodes}
     for pod, node in reader.mapping(top.get("expect"), "expect").items():
-        if pod not in {p.name for p in pods}:
-            raise reader.fail("expect", f"{pod!r} is not a pod of this scenario")
+        if not isinstance(pod, str) or pod not in {p.name for p in pods}:
+            raise reader.fail("expect", f"{_shown(pod)} is not a pod of this scenario")
+        if not isinstance(node, str):
+            raise reader.fail(f"expect.{pod}", f"{_shown(node)} must be a node name or {PENDING!r}")
         if node != PENDING and node not in known_nodes:
-            raise reader.fail(f"expect.{pod}", f"{node!r} is neither a node of this scenario nor {PENDING!r}")
-        expect[str(pod)] = str(node)
+            raise reader.fail(f"expect.{pod}", f"{_shown(node)} is neither a node of this scenario nor {PENDING!r}")
+        expect[pod] = node
     return Scenario(tuple(nodes), tuple(pods), expect)
 
 

@@ -29,9 +29,20 @@ class NotElf(ValueError):
 
 
 def inspect(path: Path) -> ElfInfo:
+    """What kplugin checks of a binary; a file that is not a whole 64-bit ELF raises
+    NotElf (never an index or struct error)."""
     data = path.read_bytes()
+    try:
+        return _inspect(path, data)
+    except (struct.error, IndexError) as err:
+        raise NotElf(f"{path} is a truncated or corrupt ELF file ({err})") from None
+
+
+def _inspect(path: Path, data: bytes) -> ElfInfo:
     if data[:4] != b"\x7fELF":
         raise NotElf(f"{path} is not an ELF executable")
+    if len(data) < 64:
+        raise NotElf(f"{path} is a truncated ELF file ({len(data)} bytes)")
     if data[4] != 2:
         raise NotElf(f"{path} is not a 64-bit ELF")
     endian = "<" if data[5] == 1 else ">"

@@ -20,6 +20,14 @@ class KpluginError(Exception):
         # Lines worth showing under the message, e.g. the compiler's own errors.
         self.details = list(details)
 
+    def relocated(self, old: object, new: object) -> KpluginError:
+        """This error with every mention of the path ``old`` (a temporary copy kplugin
+        made) replaced by ``new`` (what the user knows)."""
+        old_text, new_text = str(old), str(new)
+        self.args = tuple(a.replace(old_text, new_text) if isinstance(a, str) else a for a in self.args)
+        self.details = [d.replace(old_text, new_text) for d in self.details]
+        return self
+
 
 class UsageError(KpluginError):
     """Bad input from the user (a flag value, a name, a version): exit 2."""
@@ -47,6 +55,11 @@ class ToolError(OperationError, subprocess.CalledProcessError):
 
     def __str__(self) -> str:
         return self.summary
+
+    def relocated(self, old: object, new: object) -> KpluginError:
+        self.summary = self.summary.replace(str(old), str(new))
+        self.details = [d.replace(str(old), str(new)) for d in self.details]
+        return self
 
     @property
     def tail(self) -> str:

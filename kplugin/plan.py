@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import enum
+import errno
 import os
 import shutil
-import tempfile
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from kplugin import safefs
 from kplugin.errors import OperationError, UsageError
 
 EXECUTABLE_SUFFIXES = (".sh",)
@@ -28,6 +30,8 @@ class FilePlan:
 
     dest: Path
     files: dict[PurePosixPath, bytes] = field(default_factory=dict)
+    # set by check_destination: the project directory does not exist yet (or is empty)
+    _fresh: bool = True
 
     def add(self, path: str | PurePosixPath, content: str | bytes) -> None:
         key = PurePosixPath(path)
@@ -43,9 +47,10 @@ class FilePlan:
         result = []
         for path in sorted(self.files):
             existing = self.dest / path
-            if not existing.exists():
+            mode = safefs.lstat_mode(existing)
+            if mode is None:
                 change = Change.CREATE
-            elif existing.is_file() and existing.read_bytes() == self.files[path]:
+            elif stat.S_ISREG(mode) and _same(existing, self.files[path]):
                 change = Change.UNCHANGED
             else:
                 change = Change.OVERWRITE
@@ -53,61 +58,76 @@ class FilePlan:
         return result
 
     def check_destination(self, force: bool) -> None:
-        """Refuse to write into a file, or into a non-empty directory without --force."""
+        """Every check before the first write: the destination is a real directory (or
+        can be made one), not a non-empty one without --force, and with --force every
+        file lands in a real directory inside it, where no directory, symlink, special
+        or read-only file stands. Remembers whether the project directory is new."""
         for parent in [self.dest, *self.dest.parents]:
             if parent.exists() and not parent.is_dir():
                 raise UsageError(f"output path {self.dest} is inside a file ({parent}); choose a directory")
             if parent.exists():
                 break
-        if self.dest.is_dir() and any(self.dest.iterdir()) and not force:
+        mode = safefs.lstat_mode(self.dest)
+        if mode is not None and stat.S_ISLNK(mode):
+            raise UsageError(f"{self.dest} is a symlink; kplugin generates only into a real directory")
+        self._fresh = mode is None or not any(self.dest.iterdir())
+        if not self._fresh and not force:
             raise UsageError(f"directory {self.dest} exists and is not empty; pass --force to write into it")
-        if force:
-            for path in self.files:
-                for part in [*reversed((self.dest / path).parents), self.dest / path]:
-                    if part == self.dest or self.dest not in part.parents:
-                        continue
-                    if part != self.dest / path and part.exists() and not part.is_dir():
-                        raise UsageError(f"{part} is a file where the project needs a directory")
+        if not self._fresh:
+            for path in sorted(self.files):
+                safefs.check_writable_target(self.dest, path)
 
     @contextmanager
     def staged(self) -> Iterator[Path]:
         """Write every file into a temporary directory beside ``dest`` and yield it.
 
         The caller may run tools in it (``go mod tidy``); ``commit`` then moves it into
-        place. If anything fails the temporary directory is removed and ``dest`` is as
-        it was.
+        place. If anything fails (a signal included) the temporary directory is removed
+        and ``dest`` is as it was.
         """
         parent = self.dest.parent
         created_parents = [p for p in [parent, *parent.parents] if not p.exists()]
         parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.kplugin-", dir=parent))
+        stage = safefs.make_stage(parent, self.dest.name)
         try:
             for path, content in sorted(self.files.items()):
                 target = stage / path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(content)
                 if path.suffix in EXECUTABLE_SUFFIXES:
-                    target.chmod(0o755)
+                    target.chmod(0o755 & ~safefs.current_umask())
             yield stage
-        except BaseException:
+        finally:
             shutil.rmtree(stage, ignore_errors=True)
-            for p in created_parents:
-                with suppress(OSError):
-                    p.rmdir()
-            raise
+            if safefs.lstat_mode(self.dest) is None:
+                for p in created_parents:
+                    with suppress(OSError):
+                        p.rmdir()
 
     def commit(self, stage: Path) -> None:
-        """Move a staged tree into place: a rename when ``dest`` is new, else file by file."""
-        if not self.dest.exists() or (self.dest.is_dir() and not any(self.dest.iterdir())):
-            if self.dest.exists():
-                self.dest.rmdir()
-            os.replace(stage, self.dest)
+        """Move a staged tree into place: one rename when the project directory is new
+        (so of two runs racing for it exactly one wins), else file by file in a
+        transaction that puts back what it moved if a later file fails."""
+        if self._fresh:
+            with suppress(FileNotFoundError):
+                if safefs.lstat_mode(self.dest) is not None:
+                    self.dest.rmdir()  # empty, or another run filled it: then this fails
+            try:
+                os.rename(stage, self.dest)
+            except OSError as err:
+                if err.errno in {errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR}:
+                    raise OperationError(
+                        f"{self.dest} was created by someone else while kplugin was generating; nothing was written "
+                        "(run again with --force to write into it)"
+                    ) from None
+                raise
             return
-        for source in sorted(p for p in stage.rglob("*") if p.is_file()):
-            target = self.dest / source.relative_to(stage)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(source, target)
-        shutil.rmtree(stage, ignore_errors=True)
+        with safefs.locked(self.dest, "writing"):
+            for path in sorted(self.files):  # again, under the lock: the tree may have changed
+                safefs.check_writable_target(self.dest, path)
+            with safefs.transaction(self.dest, stage / ".kplugin-backup") as tx:
+                for path in sorted(self.files):
+                    tx.put(stage / path, path)
 
     def apply(self, force: bool, in_stage: Callable[[Path], None] | None = None) -> None:
         self.check_destination(force)
@@ -117,16 +137,8 @@ class FilePlan:
             self.commit(stage)
 
 
-def write_file(path: Path, content: str) -> None:
-    """Replace one file atomically (temp file in the same directory, then rename)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+def _same(path: Path, content: bytes) -> bool:
     try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(content)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
+        return path.stat().st_size == len(content) and path.read_bytes() == content
+    except OSError:
+        return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,16 +10,24 @@ from typing import Any
 from kplugin.errors import UsageError
 from kplugin.goapi import NATIVE
 from kplugin.spec import (
+    ExtensionPoint,
     PluginSpec,
     ProjectSpec,
+    package_name,
     parse_extension_points,
     retag_image,
     validate_api,
     validate_image,
+    validate_module_path,
+    validate_plugin_name,
+    validate_project_name,
+    validate_scheduler_name,
 )
 from kplugin.versions import KubeVersion, Target, resolve
 
 PROJECT_FILE = "kplugin.yaml"
+# Files kplugin keeps current by editing them, not by rendering them again.
+EDITED_FILES = ("go.mod", "go.sum", PROJECT_FILE)
 
 
 @dataclass(frozen=True)
@@ -55,40 +64,111 @@ class Project:
         )
 
 
+# The keys kplugin.yaml may hold. ``args`` is the field list of kplugin 0.1 (unused).
+_KEYS = {"kplugin", "name", "module", "kubernetes", "api", "schedulerName", "image", "plugins", "generated"}
+_PLUGIN_KEYS = {"name", "package", "extensionPoints", "args"}
+_SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
+
+
 def load(path: Path) -> Project:
-    """Read PATH/kplugin.yaml; a missing or corrupt file is a usage error naming it."""
+    """Read PATH/kplugin.yaml. It is untrusted input (a pull request can change it):
+    every field is checked with the rules the command line applies, before anything
+    uses it. A missing or bad file is a usage error naming the file and the field."""
+    from kplugin import safefs, yamlio
+
     root = path.resolve()
     meta_file = root / PROJECT_FILE
-    if not meta_file.is_file():
+    if safefs.lstat_mode(meta_file) is None:
         raise UsageError(f"{path} is not a kplugin project (no {PROJECT_FILE}); run kplugin new first")
-    from kplugin import yamlio
-
     raw: Any = yamlio.load_file(meta_file, "project file")
-    try:
-        plugins = tuple(
-            PluginSpec(
-                name=str(p["name"]),
-                extension_points=parse_extension_points(",".join(p["extensionPoints"])),
+    return parse(root, raw)
+
+
+def parse(root: Path, raw: Any) -> Project:
+    from kplugin import safefs
+
+    meta_file = root / PROJECT_FILE
+
+    def where(key: str) -> str:
+        return f"{meta_file}: {key}"
+
+    def fail(key: str, problem: str) -> UsageError:
+        return UsageError(f"{where(key)} {problem}; restore it from version control")
+
+    if not isinstance(raw, dict):
+        raise fail("the document", f"must be a mapping, not {type(raw).__name__}")
+    unknown = sorted(str(k) for k in raw if k not in _KEYS and k != "args")
+    if unknown:
+        raise fail(unknown[0][:60], f"is not a field of {PROJECT_FILE} (fields: {', '.join(sorted(_KEYS))})")
+    for key in ("name", "module", "kubernetes", "schedulerName", "image", "plugins"):
+        if key not in raw:
+            raise fail(key, "is missing")
+    name = validate_project_name(raw["name"], where("name"))
+    module = validate_module_path(raw["module"], where("module"))
+    target = resolve(raw["kubernetes"], where=where("kubernetes"))
+    scheduler_name = validate_scheduler_name(raw["schedulerName"], where("schedulerName"))
+    image = validate_image(raw["image"], where("image"))
+    # kplugin 0.1.0 wrote no api key and generated against the framework directly
+    api = validate_api(raw.get("api", NATIVE), where("api"))
+    plugins_raw = raw["plugins"]
+    if not isinstance(plugins_raw, list) or not plugins_raw:
+        raise fail("plugins", "must be a non-empty list of plugins")
+    plugins: list[PluginSpec] = []
+    args_fields: dict[str, dict[str, str]] = {}
+    for i, entry in enumerate(plugins_raw):
+        at = f"plugins[{i}]"
+        if not isinstance(entry, dict):
+            raise fail(at, f"must be a mapping, not {type(entry).__name__}")
+        extra = sorted(str(k) for k in entry if k not in _PLUGIN_KEYS)
+        if extra:
+            raise fail(f"{at}.{extra[0][:60]}", f"is not a plugin field (fields: {', '.join(sorted(_PLUGIN_KEYS))})")
+        if "name" not in entry or "extensionPoints" not in entry:
+            raise fail(at, "needs name and extensionPoints")
+        plugin_name = validate_plugin_name(entry["name"], where(f"{at}.name"))
+        package = entry.get("package", package_name(plugin_name))
+        if package != package_name(plugin_name):
+            raise fail(
+                f"{at}.package", f"{package!r} is not {package_name(plugin_name)!r}, the package of {plugin_name}"
             )
-            for p in raw["plugins"]
-        )
-        return Project(
-            root=root,
-            name=str(raw["name"]),
-            module=str(raw["module"]),
-            target=resolve(str(raw["kubernetes"])),
-            scheduler_name=str(raw["schedulerName"]),
-            image=validate_image(str(raw["image"])),
-            plugins=plugins,
-            args_fields={str(p["name"]): dict(p.get("args") or {}) for p in raw["plugins"]},
-            # kplugin 0.1.0 wrote no api key and generated against the framework directly
-            api=validate_api(str(raw.get("api", NATIVE))),
-            generated={str(k): str(v) for k, v in (raw.get("generated") or {}).items()},
-        )
-    except UsageError as err:  # a value check written for flags: name the file instead
-        message = str(err).replace("--k8s ", "kubernetes: ").replace("--extension-points ", "extensionPoints: ")
-        raise UsageError(f"{meta_file}: {message.replace('--api ', 'api: ')}") from None
-    except (KeyError, TypeError, AttributeError, ValueError) as err:
-        raise UsageError(
-            f"{meta_file} is missing or has a malformed field ({err}); restore it from version control"
-        ) from None
+        points_raw = entry["extensionPoints"]
+        if not isinstance(points_raw, list) or not all(isinstance(p, str) for p in points_raw):
+            raise fail(f"{at}.extensionPoints", "must be a list of extension point names")
+        points = parse_extension_points(",".join(points_raw), where(f"{at}.extensionPoints"))
+        legacy_args = entry.get("args") or {}
+        if not isinstance(legacy_args, dict):
+            raise fail(f"{at}.args", "must be a mapping")
+        args_fields[plugin_name] = {str(k): str(v) for k, v in legacy_args.items()}
+        plugins.append(PluginSpec(name=plugin_name, extension_points=points))
+    for attribute, what in (("name", "plugin"), ("package", "package")):
+        seen = [getattr(p, attribute) for p in plugins]
+        twice = sorted({v for v in seen if seen.count(v) > 1})
+        if twice:
+            raise fail("plugins", f"names the {what} {twice[0]!r} twice")
+    sorters = [p.name for p in plugins if p.has(ExtensionPoint.QUEUE_SORT)]
+    if len(sorters) > 1:
+        raise fail("plugins", f"has {len(sorters)} QueueSort plugins ({', '.join(sorters)}); a profile takes one")
+    generated_raw = raw.get("generated") or {}
+    if not isinstance(generated_raw, dict):
+        raise fail("generated", "must be a mapping of file paths to sha256 digests")
+    generated: dict[str, str] = {}
+    for key, digest in generated_raw.items():
+        if not isinstance(key, str) or (problem := safefs.relative_problem(key)) is not None:
+            problem = "is not a string" if not isinstance(key, str) else problem
+            raise fail(f"generated: {str(key)[:80]!r}", f"{problem}; only paths inside the project are allowed")
+        if key in EDITED_FILES:
+            raise fail(f"generated: {key!r}", "is a file kplugin edits in place, never one it generates")
+        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+            raise fail(f"generated: {key!r}", "must map to a sha256 digest (64 lower-case hex digits)")
+        generated[key] = digest
+    return Project(
+        root=root,
+        name=name,
+        module=module,
+        target=target,
+        scheduler_name=scheduler_name,
+        image=image,
+        plugins=tuple(plugins),
+        args_fields=args_fields,
+        api=api,
+        generated=generated,
+    )

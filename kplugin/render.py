@@ -13,23 +13,13 @@ from typing import Any
 
 from kplugin import yamlio
 from kplugin.errors import UsageError
+from kplugin.names import qualified_name_problem
 from kplugin.project import Project
 from kplugin.schedconfig import ARGS_DEFAULTS, MAX_WEIGHT, SchedulerConfig
-from kplugin.spec import DNS1123_SUBDOMAIN, ExtensionPoint, validate_scheduler_name
+from kplugin.spec import IN_TREE_PLUGINS, ExtensionPoint, validate_scheduler_name
 from kplugin.versions import Target
 
 FORMATS = ("config", "configmap", "helm-values")
-_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-
-
-def qualified_name_problem(value: str) -> str | None:
-    """The apimachinery IsQualifiedName rules: [prefix/]name, name at most 63 chars."""
-    prefix, _, name = value.rpartition("/")
-    if "/" in value and (not prefix or len(prefix) > 253 or not DNS1123_SUBDOMAIN.fullmatch(prefix)):
-        return "has an invalid prefix (must be a DNS subdomain)"
-    if not name or len(name) > 63 or not _QUALIFIED_NAME.fullmatch(name):
-        return "is not a qualified name (alphanumerics, '-', '_', '.', at most 63, alphanumeric at both ends)"
-    return None
 
 
 def args_problems(plugin: str, args: Any, fields: dict[str, str]) -> list[tuple[str, str]]:
@@ -38,6 +28,9 @@ def args_problems(plugin: str, args: Any, fields: dict[str, str]) -> list[tuple[
         return [("", f"args for {plugin} must be a mapping, got {type(args).__name__}")]
     problems = []
     for key, value in args.items():
+        if not isinstance(key, str):
+            problems.append((str(key), f"args for {plugin}: field {key!r} is not a string"))
+            continue
         kind = fields.get(str(key))
         if kind is None:
             known = ", ".join(sorted(fields)) or "none"
@@ -57,7 +50,7 @@ def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:
     """--args FILE: {Plugin: {field: value}}, or the args of a one-plugin project."""
     data = yamlio.load_file(path, "--args")
     names = [p.name for p in project.plugins]
-    if isinstance(data, dict) and data and all(key in names for key in data):
+    if isinstance(data, dict) and data and all(isinstance(key, str) and key in names for key in data):
         by_plugin = data
     elif len(names) == 1:
         by_plugin = {names[0]: data if data is not None else {}}
@@ -74,6 +67,8 @@ def parse_weights(values: Sequence[str], project: Project) -> dict[str, int]:
     weights = {}
     scorers = {p.name for p in project.plugins if p.has(ExtensionPoint.SCORE)}
     for value in values:
+        if len(value) > 200:
+            raise UsageError(f"--weight {value[:40]!r}...: too long; use PLUGIN=N with N from 1 to {MAX_WEIGHT}")
         name, sep, number = value.partition("=")
         if not sep:
             raise UsageError(f"--weight {value!r}: use PLUGIN=N, e.g. --weight {next(iter(scorers), 'Plugin')}=2")
@@ -81,7 +76,7 @@ def parse_weights(values: Sequence[str], project: Project) -> dict[str, int]:
             raise UsageError(f"--weight {value!r}: no plugin {name!r} in this project ({', '.join(sorted(scorers))})")
         if name not in scorers:
             raise UsageError(f"--weight {value!r}: {name} has no Score extension point")
-        if not re.fullmatch(r"[0-9]+", number) or not 1 <= int(number) <= MAX_WEIGHT:
+        if not re.fullmatch(r"[0-9]{1,10}", number, re.ASCII) or not 1 <= int(number) <= MAX_WEIGHT:
             raise UsageError(f"--weight {value!r}: the weight must be a whole number from 1 to {MAX_WEIGHT}")
         weights[name] = int(number)
     return weights
@@ -117,6 +112,15 @@ def build_config(request: RenderRequest) -> SchedulerConfig:
         validate_scheduler_name(name)
     if len(set(names)) != len(names):
         raise UsageError(f"--scheduler-name: {', '.join(names)} names a profile twice")
+    ours = {p.name for p in project.plugins}
+    for name in request.disable_default:
+        if name in ours:
+            raise UsageError(f"--disable-default {name}: that is this project's own plugin; it is enabled by design")
+        if name != "*" and name not in IN_TREE_PLUGINS:
+            raise UsageError(
+                f"--disable-default {name[:60]!r}: not a default plugin of kube-scheduler; use '*' or one of "
+                f"{', '.join(sorted(IN_TREE_PLUGINS))}"
+            )
     percentage = request.percentage_of_nodes_to_score
     if percentage is not None and not 0 <= percentage <= 100:
         raise UsageError(f"--percentage-of-nodes-to-score {percentage}: must be from 0 to 100")
@@ -153,14 +157,17 @@ def render(config: SchedulerConfig, project: Project, fmt: str) -> str:
 
 def merge(existing: Path, config: SchedulerConfig) -> str:
     """The existing file with this project's profiles, plugins and pluginConfig added or
-    replaced; the user's comments, key order and other profiles are kept."""
+    replaced; the user's comments, key order, line endings and other profiles are kept.
+    Every part of the file merge touches is checked for its type first."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
     from ruamel.yaml.util import load_yaml_guess_indent
 
-    if not existing.is_file():
-        raise UsageError(f"--merge {existing}: no such file")
-    text = existing.read_text()
+    from kplugin import safefs
+
+    where = f"--merge {existing}"
+    text = safefs.read_text(existing, "--merge")
+    yamlio.parse(text, where)  # plain data only: no aliases, no deep nesting, valid YAML
     try:
         _, indent, offset = load_yaml_guess_indent(text)
         yaml = YAML()
@@ -169,36 +176,99 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
         yaml.indent(mapping=indent or 2, sequence=(indent or 2) + (offset or 0), offset=offset or 0)
         doc = yaml.load(text)
     except YAMLError as err:
-        raise UsageError(f"--merge {existing} is not valid YAML{yamlio.describe_error(err)}") from None
+        raise UsageError(f"{where} is not valid YAML{yamlio.describe_error(err)}") from None
     if not isinstance(doc, dict) or doc.get("kind") != "KubeSchedulerConfiguration":
-        raise UsageError(f"--merge {existing} is not a KubeSchedulerConfiguration")
+        raise UsageError(f"{where} is not a KubeSchedulerConfiguration")
+    shape = _Shape(where)
     ours = {p.name for p in config.plugins}
-    profiles = doc.setdefault("profiles", [])
+    profiles = shape.seq(doc, "profiles", "profiles")
+    for i, profile in enumerate(profiles):
+        shape.mapping(profile, f"profiles[{i}]")
     for name in config.scheduler_names:
         fresh = config.profile(name)
-        current = next((p for p in profiles if p.get("schedulerName") == name), None)
+        index, current = next(((i, p) for i, p in enumerate(profiles) if p.get("schedulerName") == name), (-1, None))
         if current is None:
             profiles.append(fresh)
             continue
-        plugins = current.setdefault("plugins", {})
+        at = f"profiles[{index}]"
+        plugins = shape.child_mapping(current, "plugins", f"{at}.plugins")
         for point, section in fresh["plugins"].items():
-            target = plugins.setdefault(point, {})
+            target = shape.child_mapping(plugins, point, f"{at}.plugins.{point}")
             for key in ("enabled", "disabled"):
                 if key in section:
-                    kept = [e for e in target.get(key, []) or [] if e.get("name") not in ours]
+                    entries = shape.named_entries(target, key, f"{at}.plugins.{point}.{key}")
+                    kept = [e for e in entries if e.get("name") not in ours]
                     if key == "disabled":
                         kept = [e for e in kept if e.get("name") not in {x["name"] for x in section[key]}]
                     target[key] = kept + section[key]
         if fresh.get("pluginConfig"):
-            kept = [c for c in current.get("pluginConfig", []) or [] if c.get("name") not in ours]
-            current["pluginConfig"] = kept + fresh["pluginConfig"]
+            entries = shape.named_entries(current, "pluginConfig", f"{at}.pluginConfig")
+            current["pluginConfig"] = [c for c in entries if c.get("name") not in ours] + fresh["pluginConfig"]
     out = io.StringIO()
     yaml.dump(doc, out)
-    return out.getvalue()
+    merged = out.getvalue()
+    return merged.replace("\n", "\r\n") if "\r\n" in text else merged
 
 
-def validate(binary: Path, text: str) -> tuple[bool, str]:
-    """Load the config with the real kube-scheduler: (accepted, its exact error or 'ok')."""
+class _Shape:
+    """Type checks of the parts of a user's configuration that merge edits."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, at: str, problem: str) -> UsageError:
+        return UsageError(f"{self.where}: {at} {problem}")
+
+    def mapping(self, value: Any, at: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(at, f"must be a mapping, not {_kind(value)}")
+        return value
+
+    def child_mapping(self, parent: dict[str, Any], key: str, at: str) -> dict[str, Any]:
+        if parent.get(key) is None:
+            parent[key] = {}
+        return self.mapping(parent[key], at)
+
+    def seq(self, parent: dict[str, Any], key: str, at: str) -> list[Any]:
+        if parent.get(key) is None:
+            parent[key] = []
+        value = parent[key]
+        if not isinstance(value, list):
+            raise self.fail(at, f"must be a list, not {_kind(value)}")
+        return value
+
+    def named_entries(self, parent: dict[str, Any], key: str, at: str) -> list[Any]:
+        entries = self.seq(parent, key, at)
+        for j, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                raise self.fail(f"{at}[{j}]", f"must be a mapping with a string name, not {_kind(entry)}")
+        return entries
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"{type(value).__name__} {str(value)[:40]!r}"
+
+
+def check_binary(binary: Path, what: str = "--binary") -> Path:
+    """A kube-scheduler to run: an existing, executable regular file (never looked up
+    on PATH: ``x`` means ``./x``)."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(binary).st_mode
+    except OSError:
+        raise UsageError(f"{what} {binary}: no such file; build it with kplugin build --builder local") from None
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{what} {binary} is not a regular file; give the kube-scheduler binary")
+    if not os.access(binary, os.X_OK):
+        raise UsageError(f"{what} {binary} is not executable; chmod +x it")
+    return binary.absolute()
+
+
+def validate(binary: Path, text: str, shown: str = "the configuration") -> tuple[bool, str]:
+    """Load the config with the real kube-scheduler: (accepted, its exact error or 'ok').
+    The scheduler reads a temporary copy; its message names ``shown`` instead."""
     import tempfile
 
     from kplugin import proc
@@ -207,7 +277,7 @@ def validate(binary: Path, text: str) -> tuple[bool, str]:
         config, written = Path(tmp) / "config.yaml", Path(tmp) / "written.yaml"
         config.write_text(text)
         cmd = [
-            str(binary),
+            str(binary.absolute()),
             "--config",
             str(config),
             "--write-config-to",
@@ -222,4 +292,5 @@ def validate(binary: Path, text: str) -> tuple[bool, str]:
         failed = [line for line in lines if "command failed" in line or "err=" in line]
         message = (failed or lines or ["no output"])[-1]
         match = re.search(r'err="(.*)"\s*$', message)
-        return False, (match[1].replace('\\"', '"') if match else message.strip())
+        found = match[1].replace('\\"', '"') if match else message.strip()
+        return False, found.replace(str(config), shown).replace(tmp, "<kplugin's temporary directory>")

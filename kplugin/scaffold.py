@@ -12,11 +12,10 @@ from typing import Any
 from kplugin import __version__, goapi, manifests, yamlio
 from kplugin.errors import OperationError
 from kplugin.plan import Change, FilePlan
+from kplugin.project import EDITED_FILES, PROJECT_FILE
 from kplugin.schedconfig import ARGS_DEFAULTS, ARGS_FIELDS, SchedulerConfig
 from kplugin.spec import ExtensionPoint, PluginSpec, ProjectSpec, split_image
 from kplugin.templating import render_tree
-
-PROJECT_FILE = "kplugin.yaml"
 
 # Files kplugin writes once and never rewrites: the user's code and documents. Every
 # other file it renders is "managed": kplugin.yaml records its sha256, and upgrade and
@@ -32,8 +31,6 @@ USER_FILES = (
     "pkg/*/register.go",
     "pkg/*/zz_generated.deepcopy.go",
 )
-# Files kplugin keeps current by editing them, not by rendering them again.
-EDITED_FILES = ("go.mod", "go.sum", PROJECT_FILE)
 
 
 def is_user_file(path: PurePosixPath) -> bool:

@@ -6,6 +6,7 @@ import enum
 import re
 from dataclasses import dataclass, field
 
+from kplugin import names
 from kplugin.errors import UsageError
 from kplugin.goapi import API_MODES, LAYER
 from kplugin.versions import KubeVersion, Target
@@ -79,9 +80,7 @@ REJECTING_POINTS = frozenset(
     }
 )
 
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_PASCAL = re.compile(r"[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)*")
+_PASCAL = re.compile(r"[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)*", re.ASCII)
 _GO_KEYWORDS = frozenset(
     (
         "break case chan const continue default defer else fallthrough for func go goto if "
@@ -105,7 +104,10 @@ _RESERVED_PLUGIN_NAMES = IN_TREE_PLUGINS | frozenset(
         "PreFilterResult QueuedPodInfo Registry StateData StateKey Status"
     ).split()
 )
-_MODULE_ELEMENT = re.compile(r"[A-Za-z0-9._~-]+")
+# Package names the go tool treats specially: a plugin package of that name cannot be
+# imported (main), is hidden (internal, testdata) or ignored (vendor).
+_SPECIAL_PACKAGES = frozenset({"internal", "main", "testdata", "vendor"})
+_MODULE_ELEMENT = re.compile(r"[A-Za-z0-9._~-]+", re.ASCII)
 # An image reference kplugin can tag a build with: [host[:port]/]path:tag (Docker's grammar).
 _IMAGE_PATH_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
 _IMAGE_REF = re.compile(
@@ -116,28 +118,28 @@ _IMAGE_REF = re.compile(
 )
 
 
-def validate_project_name(name: str) -> str:
+def _require_str(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        shown = "null" if value is None else f"{value!r} ({type(value).__name__})"
+        raise UsageError(f"{where} must be a string, not {shown}; quote it")
+    return value
+
+
+def validate_project_name(name: str, where: str = "project name") -> str:
     """The project name becomes the directory, Deployment, chart and image name."""
-    problem = None
-    if not name:
-        problem = "is empty"
-    elif len(name) > 63:
-        problem = f"is {len(name)} characters long (at most 63)"
-    elif not _DNS1123_LABEL.fullmatch(name):
-        problem = (
-            "is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)"
-        )
+    problem = names.dns1123_label_problem(_require_str(name, where))
     if problem:
-        raise UsageError(f"project name {name!r} {problem}; try e.g. 'gpu-aware'")
+        raise UsageError(f"{where} {name!r} {problem}; try e.g. 'gpu-aware'")
     return name
 
 
-def validate_image(reference: str) -> str:
+def validate_image(reference: str, where: str = "image") -> str:
     """The project's image: kplugin tags what it builds with it and writes it into the
     Deployment and the chart, so it is a reference with a tag (no digest)."""
+    _require_str(reference, where)
     if len(reference) > 255 or not _IMAGE_REF.fullmatch(reference):
         raise UsageError(
-            f"image {reference!r} is not an image reference with a tag ([registry/]path:tag, the path in "
+            f"{where} {reference!r} is not an image reference with a tag ([registry/]path:tag, the path in "
             "lowercase); e.g. registry.example.com/team/gpu-aware:0.1.0"
         )
     return reference
@@ -150,8 +152,9 @@ def split_image(reference: str) -> tuple[str, str]:
 
 
 def default_image(name: str, version: KubeVersion) -> str:
-    """The image a project of this name is tagged with for this Kubernetes version."""
-    return f"{name}:0.1.0-k8s{version}"
+    """The image a project of this name is tagged with for this Kubernetes version
+    (checked like any other: an absurd patch number would make an invalid tag)."""
+    return validate_image(f"{name}:0.1.0-k8s{version}", "default image")
 
 
 def retag_image(image: str, old: KubeVersion, new: KubeVersion) -> str:
@@ -170,18 +173,29 @@ def plugin_name_from_project(name: str) -> str:
     return pascal
 
 
-def validate_plugin_name(name: str) -> str:
-    problem = None
+def plugin_name_problem(name: str) -> str | None:
+    if not name:
+        return "is empty"
     if name.lower() in _GO_KEYWORDS and name == name.lower():
-        problem = "is a Go keyword"
-    elif not name.isascii() or not _PASCAL.fullmatch(name):
-        problem = "is not an exported Go identifier in PascalCase (ASCII letters and digits, starting upper-case)"
-    elif name in _RESERVED_PLUGIN_NAMES:
-        problem = "clashes with an identifier the generated code or the scheduler already uses"
-    elif len(name) > 63:
-        problem = "is longer than 63 characters"
+        return "is a Go keyword"
+    if len(name) > 63:
+        return "is longer than 63 characters"
+    if not name.isascii() or not _PASCAL.fullmatch(name):
+        return "is not an exported Go identifier in PascalCase (ASCII letters and digits, starting upper-case)"
+    if name in _RESERVED_PLUGIN_NAMES:
+        return "clashes with an identifier the generated code or the scheduler already uses"
+    package = package_name(name)
+    if package in _GO_KEYWORDS:
+        return f"would make the Go package {package!r}, a Go keyword"
+    if package in _SPECIAL_PACKAGES:
+        return f"would make the Go package {package!r}, a name the go tool treats specially"
+    return None
+
+
+def validate_plugin_name(name: str, where: str = "plugin name") -> str:
+    problem = plugin_name_problem(_require_str(name, where))
     if problem:
-        raise UsageError(f"plugin name {name!r} {problem}; try e.g. 'GpuAware'")
+        raise UsageError(f"{where} {name!r} {problem}; try e.g. 'GpuAware'")
     return name
 
 
@@ -190,8 +204,9 @@ def package_name(plugin: str) -> str:
     return plugin.lower()
 
 
-def validate_module_path(path: str) -> str:
+def validate_module_path(path: str, where: str = "module path") -> str:
     """A Go module path as ``go mod init`` accepts it (the checks of x/mod CheckPath)."""
+    _require_str(path, where)
     problem = None
     elements = path.split("/")
     if not path:
@@ -206,59 +221,58 @@ def validate_module_path(path: str) -> str:
         problem = "has an element that starts or ends with '.'"
     elif "." not in elements[0]:
         problem = "must start with a domain name (the first element needs a dot)"
+    elif len(path) > 500:
+        problem = "is longer than 500 characters"
     elif elements[0] != elements[0].lower() or elements[0].startswith("-"):
         problem = "has a first element that is not a lower-case domain name"
     if problem:
-        raise UsageError(f"module path {path!r} {problem}; try e.g. 'example.com/gpu-scheduler'")
+        raise UsageError(f"{where} {path!r} {problem}; try e.g. 'example.com/gpu-scheduler'")
     return path
 
 
-def validate_scheduler_name(name: str) -> str:
+def validate_scheduler_name(name: str, where: str = "scheduler name") -> str:
     """schedulerName is also the leader-election lease name: a DNS-1123 subdomain."""
-    problem = None
-    if not name:
-        problem = "is empty"
-    elif len(name) > 253 or not DNS1123_SUBDOMAIN.fullmatch(name):
-        problem = "is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')"
-    elif name in {"default-scheduler", "kube-scheduler"}:
+    problem = names.dns1123_subdomain_problem(_require_str(name, where))
+    if problem is None and name in {"default-scheduler", "kube-scheduler"}:
         problem = "is the default scheduler's name or lease; a second scheduler needs its own"
     if problem:
-        raise UsageError(f"scheduler name {name!r} {problem}; try e.g. 'gpu-aware-scheduler'")
+        raise UsageError(f"{where} {name!r} {problem}; try e.g. 'gpu-aware-scheduler'")
     return name
 
 
-def parse_extension_points(value: str) -> tuple[ExtensionPoint, ...]:
+def parse_extension_points(value: str, where: str = "--extension-points") -> tuple[ExtensionPoint, ...]:
     """'filter,score' -> (FILTER, SCORE), in scheduling-cycle order, duplicates folded."""
-    names = [v.strip().lower().replace("-", "").replace("_", "") for v in value.split(",")]
-    if not any(names):
-        raise UsageError(f"--extension-points {value!r} is empty; choose from {', '.join(ExtensionPoint)}")
+    _require_str(value, where)
+    words = [v.strip().lower().replace("-", "").replace("_", "") for v in value.split(",")]
+    if not any(words):
+        raise UsageError(f"{where} {value!r} is empty; choose from {', '.join(ExtensionPoint)}")
     points = set()
-    for name in names:
-        if not name:
+    for word in words:
+        if not word:
             continue
         try:
-            points.add(ExtensionPoint(name))
+            points.add(ExtensionPoint(word))
         except ValueError:
             raise UsageError(
-                f"--extension-points: unknown extension point {name!r}; choose from {', '.join(ExtensionPoint)}"
+                f"{where}: unknown extension point {word[:40]!r}; choose from {', '.join(ExtensionPoint)}"
             ) from None
     chosen = tuple(p for p in ExtensionPoint if p in points)
     if not any(p.config_name for p in chosen):
         raise UsageError(
-            f"--extension-points {value!r}: enqueueextensions alone is never called; add the points it serves, "
+            f"{where} {value!r}: enqueueextensions alone is never called; add the points it serves, "
             "e.g. filter,enqueueextensions"
         )
     if ExtensionPoint.ENQUEUE_EXTENSIONS in chosen and not points & REJECTING_POINTS:
         raise UsageError(
-            f"--extension-points {value!r}: enqueueextensions only matters for a plugin that rejects pods; "
+            f"{where} {value!r}: enqueueextensions only matters for a plugin that rejects pods; "
             f"add one of {', '.join(p for p in ExtensionPoint if p in REJECTING_POINTS)}"
         )
     return chosen
 
 
-def validate_api(api: str) -> str:
+def validate_api(api: str, where: str = "--api") -> str:
     if api not in API_MODES:
-        raise UsageError(f"--api {api!r}: choose layer (the default: one source for every version) or native")
+        raise UsageError(f"{where} {api!r}: choose layer (the default: one source for every version) or native")
     return api
 
 
@@ -304,14 +318,17 @@ class ProjectSpec:
     ) -> ProjectSpec:
         """Validate every user-supplied value, in the order the user typed them."""
         validate_project_name(name)
-        plugin_name = validate_plugin_name(plugin or plugin_name_from_project(name))
+        # an empty value is a mistake, never a request for the default
+        plugin_name = validate_plugin_name(plugin if plugin is not None else plugin_name_from_project(name))
         points = parse_extension_points(extension_points) if extension_points is not None else DEFAULT_EXTENSION_POINTS
-        return cls(
+        spec = cls(
             name=name,
-            module=validate_module_path(module or f"example.com/{name}"),
+            module=validate_module_path(module if module is not None else f"example.com/{name}"),
             target=target,
-            scheduler_name=validate_scheduler_name(scheduler_name or name),
+            scheduler_name=validate_scheduler_name(scheduler_name if scheduler_name is not None else name),
             plugins=(PluginSpec(plugin_name, points),),
-            api=validate_api(api or LAYER),
+            api=validate_api(api if api is not None else LAYER),
             image=validate_image(image) if image is not None else None,
         )
+        spec.image_ref  # noqa: B018 - the default image is checked too
+        return spec

@@ -20,18 +20,17 @@ moved into the project, so a failure leaves it as it was.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import tempfile
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from kplugin import proc, scaffold, yamlio
-from kplugin.errors import OperationError, UsageError
-from kplugin.project import Project
+from kplugin import proc, safefs, scaffold, yamlio
+from kplugin.errors import KpluginError, OperationError, UsageError
+from kplugin.project import EDITED_FILES, PROJECT_FILE, Project
 from kplugin.spec import ProjectSpec
 from kplugin.versions import Target
 
@@ -69,11 +68,10 @@ class Sync:
         )
 
 
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return None
+def _read(root: Path, path: PurePosixPath | str) -> bytes | None:
+    """A project file as it is on disk, None when missing; anything but a regular file
+    there (a directory, symlink, FIFO, device) or a path out of the project is refused."""
+    return safefs.read_project_file(root, path)
 
 
 def plan(
@@ -89,18 +87,21 @@ def plan(
     recorded = project.generated
     if not recorded:
         raise UsageError(
-            f"{project.root / scaffold.PROJECT_FILE} records no generated files: the project was made by an earlier "
+            f"{project.root / PROJECT_FILE} records no generated files: the project was made by an earlier "
             "kplugin, whose files this one cannot tell from yours; generate a new project with kplugin new and move "
             "your pkg/ code into it"
         )
+    go_mod = _read(project.root, "go.mod")
+    if go_mod is not None:
+        safefs.decode(go_mod, "go.mod", project.root / "go.mod")
     if rendered is None:
         rendered = scaffold.build_plan(spec, project.root).files
     sync = Sync(go_mod=rendered[PurePosixPath("go.mod")])
     generated: dict[str, str] = {}
     for path, content in sorted(rendered.items()):
-        if str(path) in scaffold.EDITED_FILES:
+        if str(path) in EDITED_FILES:
             continue
-        disk = _read(project.root / path)
+        disk = _read(project.root, path)
         if scaffold.is_user_file(path):
             if disk is None:
                 sync.writes[path] = content
@@ -122,7 +123,7 @@ def plan(
         path = PurePosixPath(name)
         if path in rendered:
             continue
-        disk = _read(project.root / path)
+        disk = _read(project.root, path)
         if disk is None:
             continue
         if force or recorded[name] == scaffold.digest(disk):
@@ -156,7 +157,7 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
         raise OperationError("Go is not on PATH; kplugin needs it to re-pin go.mod (install Go 1.22 or newer)")
     go_mod = module_dir / "go.mod"
     block = _REPLACE_BLOCK.search(rendered_go_mod.decode())
-    text = go_mod.read_text()
+    text = safefs.read_text(go_mod, "go.mod")
     kept_block = block is not None and _REPLACE_BLOCK.search(text) is not None
     if kept_block:
         assert block is not None
@@ -186,12 +187,30 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
 
 
 def _copy_project(root: Path, stage: Path) -> None:
+    """Copy the project's directories, regular files and symlinks (as links) into the
+    stage; FIFOs, devices and sockets are left out (reading one would hang or never end)."""
+
     def ignore(directory: str, names: list[str]) -> set[str]:
-        if Path(directory) == root:
-            return {n for n in names if n in _NOT_STAGED or (n.startswith(".") and ".kplugin-" in n)}
-        return set()
+        skipped = set()
+        for name in names:
+            if Path(directory) == root and (name in _NOT_STAGED or (name.startswith(".") and ".kplugin-" in name)):
+                skipped.add(name)
+                continue
+            mode = safefs.lstat_mode(Path(directory) / name)
+            if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                skipped.add(name)
+        return skipped
 
     shutil.copytree(root, stage, ignore=ignore, symlinks=True, dirs_exist_ok=True)
+
+
+def check_targets(project: Project, sync: Sync) -> None:
+    """Every destination checked before the first write: inside the project, in real
+    directories, where no directory, symlink, special or read-only file stands."""
+    for path in sorted({*sync.writes, *(PurePosixPath(p) for p in EDITED_FILES)}):
+        safefs.check_writable_target(project.root, path)
+    for path in sync.deletes:
+        safefs.check_writable_target(project.root, path)
 
 
 def _write(stage: Path, sync: Sync) -> None:
@@ -201,39 +220,43 @@ def _write(stage: Path, sync: Sync) -> None:
         target.write_bytes(content)
     for path in sync.deletes:
         (stage / path).unlink(missing_ok=True)
-    (stage / scaffold.PROJECT_FILE).write_bytes(sync.metadata)
+    (stage / PROJECT_FILE).write_bytes(sync.metadata)
 
 
 @contextmanager
 def staged(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None) -> Iterator[Path]:
     """A copy of the project with the sync applied and go.mod re-pinned (``go_mod``,
     e.g. repin and then go mod tidy); removed afterwards."""
-    stage = Path(tempfile.mkdtemp(prefix=f".{project.root.name}.kplugin-", dir=project.root.parent))
+    stage = safefs.make_stage(project.root.parent, project.root.name)
     try:
         _copy_project(project.root, stage)
         _write(stage, sync)
         if go_mod is not None:
-            go_mod(stage)
+            try:
+                go_mod(stage)
+            except KpluginError as err:  # name the user's project, not kplugin's copy of it
+                raise err.relocated(stage, project.root) from None
         yield stage
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
 
 def commit(project: Project, sync: Sync, stage: Path) -> list[PurePosixPath]:
-    """Move what changed in the stage into the project; returns the changed paths."""
+    """Move what changed in the stage into the project, all or nothing (a failure half
+    way puts back what was moved); returns the changed paths."""
     changed: list[PurePosixPath] = []
-    candidates = {*sync.writes, *(PurePosixPath(p) for p in scaffold.EDITED_FILES)}
-    for path in sorted(candidates):
-        staged_bytes, disk = _read(stage / path), _read(project.root / path)
-        if staged_bytes is None or staged_bytes == disk:
-            continue
-        target = project.root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(stage / path, target)
-        changed.append(path)
+    candidates = {*sync.writes, *(PurePosixPath(p) for p in EDITED_FILES)}
+    with safefs.transaction(project.root, stage / ".kplugin-backup") as tx:
+        for path in sorted(candidates):
+            staged_bytes, disk = _read(stage, path), _read(project.root, path)
+            if staged_bytes is None or staged_bytes == disk:
+                continue
+            tx.put(stage / path, path)
+            changed.append(path)
+        for path in sync.deletes:
+            tx.delete(path)
+            changed.append(path)
     for path in sync.deletes:
-        (project.root / path).unlink(missing_ok=True)
-        changed.append(path)
         _remove_empty_parents(project.root, path)
     return sorted(changed)
 
@@ -249,9 +272,12 @@ def _remove_empty_parents(root: Path, path: PurePosixPath) -> None:
 
 
 def apply(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None = None) -> list[PurePosixPath]:
-    """Apply ``sync`` (which must have no conflicts, or only kept ones) through a stage."""
+    """Apply ``sync`` (which must have no conflicts, or only kept ones) through a stage,
+    under a lock on the project (a second kplugin updating it fails at once)."""
+    check_targets(project, sync)
     try:
-        with staged(project, sync, go_mod) as stage:
+        with safefs.locked(project.root, "updating the project"), staged(project, sync, go_mod) as stage:
+            check_targets(project, sync)  # again, under the lock
             return commit(project, sync, stage)
     except OSError as err:
         raise OperationError(f"updating {project.root}: {err.strerror or err}") from err

@@ -44,7 +44,8 @@ def check_user_code(project: Project, spec: ProjectSpec, after: dict[PurePosixPa
 
 def _go_mod(project: Project, target: Target, plan: sync.Sync, tidy: bool) -> Callable[[Path], None]:
     def go_mod(stage: Path) -> None:
-        sync.repin(stage, project.target, target, plan.go_mod)
+        if target.version != project.target.version:  # the same version: go.mod is pinned already
+            sync.repin(stage, project.target, target, plan.go_mod)
         if tidy:
             golang.mod_tidy(stage)
 

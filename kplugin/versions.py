@@ -11,7 +11,10 @@ from typing import Any
 
 from kplugin.errors import UsageError
 
-_VERSION_RE = re.compile(r"v?(?P<major>0|[1-9]\d*)\.(?P<minor>0|[1-9]\d*)(?:\.(?P<patch>0|[1-9]\d*))?")
+# ASCII digits only (\d would take '٨'), and short: no version has a 10-digit part
+_VERSION_RE = re.compile(
+    r"v?(?P<major>0|[1-9][0-9]{0,2})\.(?P<minor>0|[1-9][0-9]{0,3})(?:\.(?P<patch>0|[1-9][0-9]{0,5}))?", re.ASCII
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -132,22 +135,25 @@ def catalogued_range() -> str:
     return f"{keys[0]} to {keys[-1]}"
 
 
-def resolve(value: str, need_templates: bool = True) -> Target:
+def resolve(value: str, need_templates: bool = True, where: str = "--k8s") -> Target:
     """Resolve ``X.Y.Z``, ``vX.Y.Z`` or ``X.Y`` against the catalog, or raise UsageError.
 
     Generation needs a minor with templates; rendering a configuration needs only the
     catalog's data (``need_templates=False``)."""
+    if not isinstance(value, str):
+        raise UsageError(f"{where} {value!r} must be a string such as '1.30.4'; quote it (YAML reads 1.30 as 1.3)")
     text = value.strip()
-    match = _VERSION_RE.fullmatch(text)
+    match = _VERSION_RE.fullmatch(text) if len(text) <= 32 else None
     if not match:
+        shown = value if len(value) <= 40 else value[:37] + "..."
         raise UsageError(
-            f"--k8s {value!r} is not a Kubernetes version; use X.Y.Z, vX.Y.Z or X.Y (supported: {supported_range()})"
+            f"{where} {shown!r} is not a Kubernetes version; use X.Y.Z, vX.Y.Z or X.Y (supported: {supported_range()})"
         )
     major, minor = int(match["major"]), int(match["minor"])
     release = catalog().get(f"{major}.{minor}")
     if release is None or (need_templates and not release.supported):
         known = supported_range() if need_templates else catalogued_range()
-        raise UsageError(f"--k8s {value}: Kubernetes {major}.{minor} is not supported; supported: {known}")
+        raise UsageError(f"{where} {value}: Kubernetes {major}.{minor} is not supported; supported: {known}")
     implied = match["patch"] is None
     patch = release.newest_patch if implied else int(match["patch"])
     return Target(

@@ -69,19 +69,80 @@ def describe_error(err: Exception) -> str:
     return f"{where}: {problem}"
 
 
-def load_file(path: Path, what: str, *, every_document: bool = False) -> Any:
-    """Safe-load one YAML (or JSON) file, or the list of its documents; a missing or
-    malformed file is a UsageError that names ``what`` and the file."""
+# Nesting deeper than this is no configuration anyone writes; the C parser slows down
+# quadratically with depth and its composer recurses (a '[' * 100000 crashed it).
+MAX_DEPTH = 64
+_OPENERS = ("MappingStartEvent", "SequenceStartEvent")
+_CLOSERS = ("MappingEndEvent", "SequenceEndEvent")
+
+
+def _events(text: str) -> Any:
+    try:
+        from _ruamel_yaml import CParser  # ruamel.yaml.clib
+    except ImportError:  # pragma: no cover - the pure parser walks the same events
+        from ruamel.yaml import YAML
+
+        yield from YAML(typ="safe", pure=True).parse(text)
+        return
+    parser = CParser(text)
+    try:
+        while True:
+            event = parser.get_event()
+            yield event
+            if type(event).__name__ == "StreamEndEvent":
+                return
+    finally:
+        parser.dispose()
+
+
+def _refuse_shapes(text: str, where: str, max_depth: int) -> None:
+    """Anchors, aliases (a few bytes can expand to gigabytes) and deep nesting are
+    refused before anything is built: walking the parser's events costs a fraction of
+    loading, and stops at the first bad one."""
+    from kplugin.errors import UsageError
+
+    depth = 0
+    for event in _events(text):
+        kind = type(event).__name__
+        mark = getattr(event, "start_mark", None)
+        line = f" at line {mark.line + 1}" if mark is not None else ""
+        if kind == "AliasEvent" or getattr(event, "anchor", None):
+            raise UsageError(f"{where}{line}: YAML anchors and aliases (&name, *name) are not accepted; write it out")
+        if kind in _OPENERS:
+            depth += 1
+            if depth > max_depth:
+                raise UsageError(f"{where}{line}: nested more than {max_depth} levels deep")
+        elif kind in _CLOSERS:
+            depth -= 1
+
+
+def parse(text: str, where: str, *, every_document: bool = False, max_depth: int = MAX_DEPTH) -> Any:
+    """Safe-load YAML (or JSON) that came from a user: plain data only, no anchors or
+    aliases, at most ``max_depth`` levels; any problem is a UsageError naming ``where``."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     from kplugin.errors import UsageError
 
-    if not path.is_file():
-        raise UsageError(f"{what} {path}: no such file")
     try:
+        _refuse_shapes(text, where, max_depth)
+        yaml = YAML(typ="safe", pure=False)
         if every_document:
-            return [doc for doc in YAML(typ="safe").load_all(path) if doc is not None]
-        return YAML(typ="safe").load(path)
+            return [doc for doc in yaml.load_all(text) if doc is not None]
+        return yaml.load(text)
+    except UsageError:
+        raise
     except YAMLError as err:
-        raise UsageError(f"{what} {path} is not valid YAML{describe_error(err)}") from None
+        raise UsageError(f"{where} is not valid YAML{describe_error(err)}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as err:  # e.g. an int of 5,000 digits
+        raise UsageError(f"{where} is not valid YAML: {str(err).splitlines()[0][:200]}") from None
+
+
+def load_file(path: Path, what: str, *, every_document: bool = False, limit: int | None = None) -> Any:
+    """Read and safe-load one YAML (or JSON) file from a user, or the list of its
+    documents: a regular file of at most ``limit`` bytes, UTF-8, checked as ``parse``
+    does. Problems are UsageErrors naming ``what`` and the file."""
+    from kplugin import safefs
+
+    text = safefs.read_text(path, what, limit or safefs.SMALL_FILE)
+    return parse(text, f"{what} {path}", every_document=every_document)

@@ -254,66 +254,7 @@ def test_merge_malformed(kplugin: K, project: Path, tmp_path: Path) -> None:
     assert existing.read_text() == "profiles: [\n"
 
 
-# --- the result cache (a repeated render serves the stored result) -------------------
-
-
-def cache_entries(home: Path) -> list[Path]:
-    directory = home / "render-config"
-    return sorted(directory.iterdir()) if directory.is_dir() else []
-
-
-@pytest.fixture
-def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "cache"
-    monkeypatch.setenv("KPLUGIN_CACHE_DIR", str(home))
-    return home
-
-
-def test_repeated_render_is_served_from_the_cache(kplugin: K, project: Path, cache_home: Path) -> None:
-    first = kplugin("render-config", str(project), "--weight", "GpuAware=3")
-    assert first.code == 0, first.stderr
-    (entry,) = cache_entries(cache_home)
-    # The stored result is what a second run prints: prove the hit by marking the entry.
-    entry.write_bytes(entry.read_bytes().replace(b"weight: 3", b"weight: 3 # from the cache"))
-    second = kplugin("render-config", str(project), "--weight", "GpuAware=3")
-    assert second.code == 0
-    assert second.stdout == first.stdout.replace("weight: 3", "weight: 3 # from the cache")
-
-
-@pytest.mark.parametrize("change", ["project", "args", "option"])
-def test_any_changed_input_is_rendered_anew(
-    kplugin: K, project: Path, cache_home: Path, tmp_path: Path, change: str
-) -> None:
-    args = tmp_path / "args.yaml"
-    args.write_text("nodeLabel: example.com/a\n")
-    before = kplugin("render-config", str(project), "--args", str(args))
-    assert before.code == 0, before.stderr
-    options = ["--args", str(args)]
-    if change == "project":
-        meta = project / "kplugin.yaml"
-        meta.write_text(meta.read_text().replace("schedulerName: gpu-aware", "schedulerName: other"))
-    elif change == "args":
-        args.write_text("nodeLabel: example.com/b\n")
-    else:
-        options += ["--percentage-of-nodes-to-score", "50"]
-    after = kplugin("render-config", str(project), *options)
-    assert after.code == 0, after.stderr
-    fresh = kplugin("render-config", str(project), *options)
-    assert after.stdout == fresh.stdout != before.stdout
-    assert len(cache_entries(cache_home)) == 2
-
-
-def test_failures_are_not_cached(kplugin: K, project: Path, cache_home: Path) -> None:
-    for _ in range(2):
-        run = kplugin("render-config", str(project), "--weight", "GpuAware=0")
-        assert run.code == 2
-    assert cache_entries(cache_home) == []
-
-
-def test_cache_off(kplugin: K, project: Path, cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KPLUGIN_NO_CACHE", "1")
-    assert kplugin("render-config", str(project)).code == 0
-    assert not cache_home.exists()
+# --- kplugin's cache directory (Jinja bytecode, e2e's kube-apiserver builds) ---------
 
 
 @pytest.mark.parametrize(
@@ -332,29 +273,3 @@ def test_where_the_cache_lives(monkeypatch: pytest.MonkeyPatch, variables: dict[
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
     assert cache.root() == Path(expected)
-
-
-def test_a_clashing_entry_is_a_miss(cache_home: Path) -> None:
-    from kplugin import cache
-
-    cache.write("t", b"right", b"key-a")
-    (entry,) = (cache_home / "t").iterdir()
-    assert cache.read("t", b"key-a") == b"right"
-    assert cache.read("t", b"key-b") is None
-    entry.write_bytes(b"\0" * 8 + b"another key entirely")  # same name, other contents
-    assert cache.read("t", b"key-a") is None
-
-
-def test_a_changed_kplugin_changes_the_fingerprint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kplugin import cache
-
-    package = tmp_path / "kplugin"
-    package.mkdir()
-    (package / "render.py").write_text("one")
-    monkeypatch.setattr(cache, "_PACKAGE", package)
-    cache.fingerprint.cache_clear()
-    before = cache.fingerprint()
-    (package / "render.py").write_text("two!")
-    cache.fingerprint.cache_clear()
-    assert cache.fingerprint() != before
-    cache.fingerprint.cache_clear()

@@ -84,7 +84,7 @@ def test_not_a_project(kplugin: Kplugin, tmp_path: Path) -> None:
     ("corrupt", "needle"),
     [
         ("kplugin: [unclosed\n", "is not valid YAML"),
-        ("name: gpu\n", "malformed field"),
+        ("name: gpu\n", "module is missing"),
         ("{{}", "is not valid YAML"),
     ],
 )
@@ -98,7 +98,11 @@ def test_corrupt_project_file(kplugin: Kplugin, project: Path, corrupt: str, nee
 def test_corrupt_version_in_project_file_names_the_file(kplugin: Kplugin, project: Path) -> None:
     meta = project / "kplugin.yaml"
     meta.write_text(meta.read_text().replace("kubernetes: 1.28.15", "kubernetes: 1.12.0"))
-    refused(kplugin("upgrade", str(project), "--k8s", "1.37"), 2, "kplugin.yaml: kubernetes: 1.12.0")
+    refused(
+        kplugin("upgrade", str(project), "--k8s", "1.37"),
+        2,
+        "kplugin.yaml: kubernetes 1.12.0: Kubernetes 1.12 is not supported",
+    )
 
 
 @pytest.mark.parametrize("edited", ["internal/fw/zz_generated.fw.go", "pkg/gpu/zz_generated.adapter.go", "Dockerfile"])

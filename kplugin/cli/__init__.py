@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 from typing import Annotated
 
@@ -27,7 +28,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        sys.stdout.write(f"kplugin {__version__}\n")
+        from kplugin.cli.console import out
+
+        out(f"kplugin {__version__}\n")
         raise typer.Exit()
 
 
@@ -115,19 +118,51 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         sys.stderr.write("kplugin: aborted\n")
         code = 130
+    except state.QuietExit as quiet:
+        code = quiet.code
+    except BrokenPipeError:  # stdout's reader went away: nothing to tell anyone
+        code = 1
     except click.ClickException as err:
         hint = ""
         ctx = getattr(err, "ctx", None)
         if ctx is not None:
             hint = f" (see '{ctx.command_path} --help')"
-        sys.stderr.write(f"kplugin: error: {err.format_message()}{hint}\n")
+        # typer and click >= 8.2 both append their suggestion: say it once
+        message = re.sub(r"( Did you mean [^?]*\?)(\1)+", r"\1", err.format_message())
+        sys.stderr.write(f"kplugin: error: {message}{hint}\n")
         code = err.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("kplugin: interrupted\n")
-        code = 130
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM/SIGHUP (launch.Terminated)
+        signum = getattr(err, "signum", 2)
+        sys.stderr.write("kplugin: interrupted\n" if signum == 2 else f"kplugin: terminated by signal {signum}\n")
+        code = 128 + signum
     except Exception as err:
         code = _report(err)
+    code = _flush_stdout(code)
     sys.exit(code)
+
+
+def _flush_stdout(code: int) -> int:
+    """Flush stdout now, while a failure can still be reported: a full disk is one line
+    and exit 1, a closed pipe a quiet exit 1 (and never Python's 'Exception ignored')."""
+    stream = sys.stdout
+    if stream is None:
+        return code
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        code = code or 1
+    except OSError as err:
+        sys.stderr.write(f"kplugin: error: writing to stdout: {err.strerror or err}\n")
+        code = code or 1
+    else:
+        return code
+    try:  # nothing more can be written there: point fd 1 at /dev/null for the exit
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+    return code
 
 
 _OS_HINTS = {

@@ -59,12 +59,17 @@ def build(
     from kplugin import build as core
     from kplugin import project as projects
     from kplugin import upgrade
-    from kplugin.cli.console import say, status
+    from kplugin.cli.console import out, say, status
     from kplugin.spec import validate_image
     from kplugin.versions import resolve
 
     if image is not None:
         validate_image(image)
+    log_target = None
+    if log_file is not None:
+        from kplugin import safefs
+
+        log_target = safefs.output_target(log_file, "--log-file", force=True)
     project = projects.load(path)
     target = resolve(k8s) if k8s is not None else project.target
     platforms = core.parse_platforms(platform)
@@ -106,10 +111,10 @@ def build(
                     request, lambda step: update(f"{step} ({time.monotonic() - started:.0f}s)"), chosen=chosen
                 )
     finally:
-        if log_file is not None:
-            log_file.write_text("\n".join(log_lines) + "\n")
+        if log_target is not None:
+            safefs.write_atomic(log_target, ("\n".join(log_lines) + "\n").encode())
     if as_json:
-        sys.stdout.write(json.dumps(result.as_dict(), indent=2, sort_keys=True) + "\n")
+        out(json.dumps(result.as_dict(), indent=2, sort_keys=True) + "\n")
         return
     say(f"Built with {result.builder} ({result.reason}) in {time.monotonic() - started:.0f}s")
     if result.image:

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
+from kplugin.cli import state
+
 _MARKUP = re.compile(r"\[/?[a-z ]*\]")
 
 
@@ -34,6 +36,42 @@ def say(text: str) -> None:
         _rich().print(text)
     else:
         sys.stderr.write(_MARKUP.sub("", text) + "\n")
+
+
+def out(text: str) -> None:
+    """Data for stdout (a rendered file, --json). A closed stdout or a full disk is a
+    failed operation; a reader that went away (a closed pipe) ends kplugin quietly."""
+    from kplugin.errors import OperationError
+
+    stream = sys.stdout
+    if stream is None or state.stdout_closed:
+        raise OperationError("stdout is closed; redirect it to a file (or use -o FILE where the command has it)")
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        raise state.QuietExit(1) from None
+    except OSError as err:
+        raise OperationError(f"writing to stdout: {err.strerror or err}") from None
+
+
+def print_table(table: Any) -> None:
+    """A Rich table on stdout (through ``out``): ASCII borders where stdout cannot
+    encode box drawing characters, colours only on a terminal."""
+    import io
+    import shutil
+
+    from rich import box
+    from rich.console import Console
+
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    if not encoding.startswith("utf"):
+        table.box = box.ASCII
+    tty = sys.stdout is not None and not state.stdout_closed and sys.stdout.isatty()
+    buffer = io.StringIO()
+    width = shutil.get_terminal_size((120, 24)).columns if tty else 120
+    Console(file=buffer, force_terminal=tty, width=width, highlight=False).print(table)
+    out(buffer.getvalue())
 
 
 def note(text: str) -> None:

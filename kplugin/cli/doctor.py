@@ -21,30 +21,37 @@ def doctor(
     """Find what silently breaks scheduler plugins in production. Exit 1 on any error."""
     from kplugin import doctor as core
     from kplugin import project as projects
-    from kplugin.cli.console import say
-    from kplugin.errors import UsageError
+    from kplugin.cli.console import out, print_table, say
     from kplugin.versions import resolve
 
     project = projects.load(path)
-    if config is not None and not config.is_file():
-        raise UsageError(f"--config {config}: no such file")
-    target = resolve(k8s, need_templates=False) if k8s else project.target
+    if config is not None:
+        from kplugin import safefs
+
+        safefs.read_bytes(config, "--config")  # a regular file kplugin can read, or exit 2
+    if binary is not None:
+        from kplugin.render import check_binary
+
+        check_binary(binary)
+    target = resolve(k8s, need_templates=False) if k8s is not None else project.target
     findings = core.run(project, target, config, binary)
     errors = sum(f.severity == core.ERROR for f in findings)
     if as_json:
-        sys.stdout.write(json.dumps(core.as_json(findings), indent=2) + "\n")
-    elif sys.stdout.isatty() and findings:
-        from rich.console import Console
+        out(json.dumps(core.as_json(findings), indent=2) + "\n")
+    elif sys.stdout is not None and sys.stdout.isatty() and findings:
         from rich.table import Table
 
         table = Table("severity", "check", "where", "what / why / fix", show_lines=True)
         for f in findings:
             colour = "red" if f.severity == core.ERROR else "yellow"
             table.add_row(f"[{colour}]{f.severity}[/]", f.check, f.where, f"{f.what}\nwhy: {f.why}\nfix: {f.fix}")
-        Console().print(table)
+        print_table(table)
     else:
-        for f in findings:
-            sys.stdout.write(f"{f.where}: {f.severity}: [{f.check}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n")
+        out(
+            "".join(
+                f"{f.where}: {f.severity}: [{f.check}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n" for f in findings
+            )
+        )
     warnings = len(findings) - errors
     say(f"doctor: {errors} error(s), {warnings} warning(s) for Kubernetes {target.version}")
     if errors:

@@ -1,7 +1,6 @@
 """kplugin e2e: the project's scheduler against a real local control plane."""
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -35,7 +34,7 @@ def e2e(
     from kplugin import build, controlplane
     from kplugin import e2e as core
     from kplugin import project as projects
-    from kplugin.cli.console import say, status
+    from kplugin.cli.console import out, say, status
     from kplugin.errors import UsageError
 
     project = projects.load(path)
@@ -52,20 +51,20 @@ def e2e(
         options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity)
         outcome = core.run(inputs, Path(built.binaries[0].path), apiserver, options, progress)
     if as_json:
-        sys.stdout.write(json.dumps(core.as_json(outcome), indent=2) + "\n")
+        out(json.dumps(core.as_json(outcome), indent=2) + "\n")
     else:
         ours = {plugin.name for plugin in project.plugins}
         for p in outcome.placements:
             mark = "" if p.expected is None else ("ok" if p.as_expected else f"EXPECTED {p.expected}")
-            sys.stdout.write(f"{p.pod:24} {p.where:24} {mark}".rstrip() + "\n")
+            out(f"{p.pod:24} {p.where:24} {mark}".rstrip() + "\n")
             if p.reason:
-                sys.stdout.write(f"    why: {p.reason}\n")
+                out(f"    why: {p.reason}\n")
             if p.scores:
                 shown = [
                     f"{s.node} {s.total}" + "".join(f" ({name} {v})" for name, v in s.plugins.items() if name in ours)
                     for s in p.scores
                 ]
-                sys.stdout.write(f"    scores: {', '.join(shown)}\n")
+                out(f"    scores: {', '.join(shown)}\n")
     bound = sum(p.node is not None for p in outcome.placements)
     say(
         f"e2e: {bound}/{len(outcome.placements)} pod(s) bound by {outcome.scheduler_name} "

@@ -1,6 +1,5 @@
 """kplugin render-config: the project's KubeSchedulerConfiguration for a version."""
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -49,53 +48,31 @@ def render_config(
     binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler for --validate.")] = None,
 ) -> None:
     """Render the KubeSchedulerConfiguration for the project and a Kubernetes version."""
-    from kplugin.cli.console import note, say
-    from kplugin.errors import UsageError
+    from kplugin import project as projects
+    from kplugin import render, safefs
+    from kplugin.cli.console import note, out, say
+    from kplugin.errors import OperationError, UsageError
+    from kplugin.versions import resolve
 
     if leader_elect.lower() not in {"true", "false"}:
         raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")
+    if fmt not in render.FORMATS:
+        raise UsageError(f"--format {fmt!r}: choose from {', '.join(render.FORMATS)}")
     if merge is not None and fmt != "config":
         raise UsageError("--merge updates a KubeSchedulerConfiguration file: use it with --format config")
+    # where the result goes, checked before anything is rendered: -o (a symlink is
+    # followed and kept; a directory, device or FIFO is refused), else --merge's file
+    # in place, else stdout
+    destination = None
     if output is not None:
-        if not output.parent.is_dir():
-            raise UsageError(f"--output {output}: directory {output.parent} does not exist")
-        if output.exists() and not force:
-            raise UsageError(f"--output {output} exists; pass --force to overwrite it")
+        destination = safefs.output_target(output, "--output", force=force)
+    elif merge is not None:
+        destination = safefs.output_target(merge, "--merge", force=True, must_exist=True)
+    checked_binary = render.check_binary(binary) if binary is not None else None
     if "*" in (disable_default or []):
         note("--disable-default '*' turns off every default plugin: for debugging, not production")
-
-    def emit(text: str) -> None:
-        if output is not None:
-            from kplugin.plan import write_file
-
-            write_file(output, text)
-            say(f"wrote {output}")
-        else:
-            sys.stdout.write(text)
-
-    # Without --validate and --merge the output is a pure function of the inputs: a
-    # result rendered before is served from kplugin's cache (no project or YAML work).
-    inputs = None
-    if not validate and merge is None:
-        options = [k8s, api_version, scheduler_name, multipoint, weight, leader_elect, disable_default, percentage]
-        inputs = _inputs(path, args_file, [*options, kubeconfig, fmt])
-        if inputs is not None:
-            from kplugin import cache
-
-            hit = cache.read("render-config", *inputs)
-            if hit is not None:
-                emit(hit.decode())
-                return
-
-    from kplugin import project as projects
-    from kplugin import render
-    from kplugin.errors import OperationError
-    from kplugin.versions import resolve
-
-    if fmt not in render.FORMATS:  # an invalid format is never in the cache: checked here
-        raise UsageError(f"--format {fmt!r}: choose from {', '.join(render.FORMATS)}")
     project = projects.load(path)
-    target = resolve(k8s, need_templates=False) if k8s else project.target
+    target = resolve(k8s, need_templates=False) if k8s is not None else project.target
     request = render.RenderRequest(
         project=project,
         target=target,
@@ -112,35 +89,20 @@ def render_config(
     config = render.build_config(request)
     text = render.merge(merge, config) if merge is not None else render.render(config, project, fmt)
     if validate:
-        scheduler = binary or project.root / "bin" / "kube-scheduler"
-        if binary is None and not scheduler.is_file():
+        scheduler = checked_binary or project.root / "bin" / "kube-scheduler"
+        if checked_binary is None and not scheduler.is_file():
             from kplugin import build
 
             say(f"--validate: building {scheduler} with the local Go toolchain")
             build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)
         config_text = render.render(config, project, "config") if fmt != "config" else text
-        accepted, message = render.validate(scheduler, config_text)
+        shown = str(output or merge or "the rendered configuration")
+        accepted, message = render.validate(scheduler, config_text, shown)
         if not accepted:
             raise OperationError(f"kube-scheduler {project.version} rejects the configuration: {message}")
         say(f"validated: {scheduler} accepts the configuration")
-    if merge is not None:
-        from kplugin.plan import write_file
-
-        write_file(merge, text)
-        say(f"merged into {merge}")
+    if destination is None:
+        out(text)
         return
-    if inputs is not None:
-        from kplugin import cache
-
-        cache.write("render-config", text.encode(), *inputs)
-    emit(text)
-
-
-def _inputs(project: Path, args_file: Path | None, options: list[object]) -> tuple[bytes, bytes, str] | None:
-    """Everything a render depends on: kplugin.yaml and --args by content, and the
-    options; None when a file cannot be read (the normal path then reports it)."""
-    try:
-        args = args_file.read_bytes() if args_file else b""
-        return (project / "kplugin.yaml").read_bytes(), args, repr(options)
-    except OSError:
-        return None
+    safefs.write_atomic(destination, text.encode())
+    say(f"{'merged into' if merge is not None and output is None else 'wrote'} {output or merge}")

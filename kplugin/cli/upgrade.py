@@ -1,7 +1,6 @@
 """kplugin upgrade: move the project to another Kubernetes version."""
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -32,7 +31,7 @@ def upgrade(
     """Move the project to another Kubernetes version, keeping the plugin code as it is."""
     from kplugin import project as projects
     from kplugin import upgrade as core
-    from kplugin.cli.console import note, say, status
+    from kplugin.cli.console import note, out, say, status
     from kplugin.errors import UsageError
     from kplugin.versions import resolve
 
@@ -51,7 +50,7 @@ def upgrade(
             "changed": [str(p) for p in result.changed],
             "kept_edited": [str(c.path) for c in result.kept],
         }
-        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        out(json.dumps(payload, indent=2) + "\n")
         return
     for notice in result.notices:
         note(notice)

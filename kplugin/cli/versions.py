@@ -1,7 +1,6 @@
 """kplugin versions: the support matrix."""
 
 import json
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -16,6 +15,7 @@ def versions(
 ) -> None:
     """The Kubernetes versions kplugin generates for."""
     from kplugin import versions as catalog
+    from kplugin.cli.console import out, print_table
 
     releases = sorted(catalog.catalog().values(), key=lambda r: r.newest.minor)
     if not all_:
@@ -34,9 +34,8 @@ def versions(
         for r in releases
     ]
     if as_json:
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        out(json.dumps(rows, indent=2) + "\n")
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(
@@ -53,4 +52,4 @@ def versions(
             "yes" if row["supported"] else "not yet",
             "; ".join(row["api_changes"]) or "-",
         )
-    Console().print(table)
+    print_table(table)

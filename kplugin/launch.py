@@ -1,0 +1,61 @@
+"""The console entry point. Signals and broken standard streams are dealt with here,
+before anything heavy is imported, so that Ctrl-C in the first moments of a run prints
+one line (no traceback) and SIGTERM or SIGHUP clean up as Ctrl-C does."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: unwinds like Ctrl-C (every cleanup runs), exit 128+signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _guard_streams() -> bool:
+    """Keep fds 0-2 open (on /dev/null when they were closed), so that no file kplugin
+    opens later becomes its 'stdout'; returns whether stdout was closed. Output that
+    cannot be encoded (PYTHONIOENCODING=ascii) is escaped rather than fatal."""
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.append(fd)
+    for fd in closed:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+    if 1 in closed:
+        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
+    if 2 in closed:
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    return 1 in closed
+
+
+def main() -> None:
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+        signal.signal(signal.SIGHUP, _terminate)
+        stdout_closed = _guard_streams()
+        from kplugin.cli import main as run
+        from kplugin.cli import state
+    except KeyboardInterrupt as err:
+        sys.stderr.write("kplugin: interrupted\n")
+        sys.exit(128 + getattr(err, "signum", signal.SIGINT))
+    state.stdout_closed = stdout_closed
+    run()
