@@ -3,10 +3,12 @@ one blank import inserted at the scaffold marker of cmd/scheduler/plugins.go."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from kplugin import golang, safefs, sync
+from kplugin import argsinfo, golang, safefs, scaffold, sync
 from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
 from kplugin.spec import (
@@ -27,6 +29,10 @@ class AddResult:
     plugin: PluginSpec
     changed: list[PurePosixPath] = field(default_factory=list)
     kept: list[sync.Conflict] = field(default_factory=list)
+    not_recreated: list[PurePosixPath] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    # extension points whose methods the code already had (no stub written)
+    found_in_code: dict[str, str] = field(default_factory=dict)
 
 
 def new_plugin(project: Project, name: str, extension_points: str | None) -> PluginSpec:
@@ -39,13 +45,18 @@ def new_plugin(project: Project, name: str, extension_points: str | None) -> Plu
     if any(p.package == package for p in project.plugins) or safefs.lstat_mode(project.root / "pkg" / package):
         raise UsageError(f"plugin {name!r}: pkg/{package} already exists; choose another name")
     points = parse_extension_points(extension_points) if extension_points is not None else DEFAULT_EXTENSION_POINTS
-    if ExtensionPoint.QUEUE_SORT in points and any(p.has(ExtensionPoint.QUEUE_SORT) for p in project.plugins):
-        sorter = next(p.name for p in project.plugins if p.has(ExtensionPoint.QUEUE_SORT))
-        raise UsageError(
-            f"--extension-points: {sorter} already sorts the queue, and a profile takes one QueueSort plugin; "
-            "leave out queuesort"
-        )
-    return PluginSpec(name, points)
+    _one_queue_sort(project, name, points)
+    return PluginSpec.new(name, points)
+
+
+def _one_queue_sort(project: Project, name: str, points: tuple[ExtensionPoint, ...]) -> None:
+    if ExtensionPoint.QUEUE_SORT in points:
+        sorter = next((p.name for p in project.plugins if p.has(ExtensionPoint.QUEUE_SORT) and p.name != name), None)
+        if sorter is not None:
+            raise UsageError(
+                f"--extension-points: {sorter} already sorts the queue, and a profile takes one QueueSort plugin; "
+                "leave out queuesort"
+            )
 
 
 def insert_import(source: str, import_path: str) -> str:
@@ -72,10 +83,13 @@ def add_plugin(
     keep_edited: bool = False,
     tidy: bool = True,
     dry_run: bool = False,
+    progress: Callable[[str], None] = lambda _: None,
 ) -> AddResult:
     plugin = new_plugin(project, name, extension_points)
     spec = project.spec(plugins=(*project.plugins, plugin))
-    plan = sync.plan(project, spec, keep_edited=keep_edited)
+    rendered, notices = sync.render_spec(project, spec, progress)
+    create = (PurePosixPath("pkg", plugin.package), argsinfo.args_file(plugin))
+    plan = sync.plan(project, spec, keep_edited=keep_edited, rendered=rendered, create=create)
     if plan.conflicts and not keep_edited:
         raise OperationError(plan.conflict_message(f"kplugin add plugin {name}"))
     source = safefs.read_project_file(project.root, IMPORTS_FILE)
@@ -83,9 +97,104 @@ def add_plugin(
         raise OperationError(f"{IMPORTS_FILE} is missing; restore it (it imports each plugin package)")
     text = safefs.decode(source, str(IMPORTS_FILE), project.root / IMPORTS_FILE)
     plan.writes[IMPORTS_FILE] = insert_import(text, f"{project.module}/pkg/{plugin.package}").encode()
-    result = AddResult(plugin=plugin, kept=plan.conflicts)
+    result = AddResult(plugin=plugin, kept=plan.conflicts, not_recreated=plan.not_recreated, notices=notices)
+    return _apply(project, plan, result, tidy, dry_run)
+
+
+def _apply(project: Project, plan: sync.Sync, result: AddResult, tidy: bool, dry_run: bool) -> AddResult:
     if dry_run:
         result.changed = sorted({*plan.writes, *plan.deletes})
         return result
     result.changed = sync.apply(project, plan, golang.mod_tidy if tidy else None)
     return result
+
+
+# --- kplugin add extension-point ---------------------------------------------------------
+
+# How a plugin's code shows it implements an extension point: the method(s) on its type.
+_METHODS = {
+    ExtensionPoint.PRE_ENQUEUE: "PreEnqueue",
+    ExtensionPoint.QUEUE_SORT: "Less",
+    ExtensionPoint.PRE_FILTER: "PreFilter",
+    ExtensionPoint.FILTER: "Filter",
+    ExtensionPoint.POST_FILTER: "PostFilter",
+    ExtensionPoint.PRE_SCORE: "PreScore",
+    ExtensionPoint.SCORE: "Score",
+    ExtensionPoint.RESERVE: "Reserve",
+    ExtensionPoint.PERMIT: "Permit",
+    ExtensionPoint.PRE_BIND: "PreBind",
+    ExtensionPoint.BIND: "Bind",
+    ExtensionPoint.POST_BIND: "PostBind",
+    ExtensionPoint.ENQUEUE_EXTENSIONS: "EventsToRegister",
+}
+
+
+def methods_in_code(project: Project, plugin: PluginSpec) -> dict[ExtensionPoint, str]:
+    """The extension points whose method the plugin's own code (not tests, not kplugin's
+    zz_generated files) defines on its type, with file:line."""
+    found: dict[ExtensionPoint, str] = {}
+    package = PurePosixPath("pkg", plugin.package)
+    directory = safefs.inside(project.root, package)
+    if not directory.is_dir() or directory.is_symlink():
+        return found
+    receiver = re.compile(rf"^func \(\w+ \*?{re.escape(plugin.name)}\) (\w+)\(", re.M)
+    wanted = {method: point for point, method in _METHODS.items()}
+    for path in sorted(directory.glob("*.go")):
+        if path.name.endswith("_test.go") or path.name.startswith("zz_generated"):
+            continue
+        data = safefs.read_project_file(project.root, (package / path.name).as_posix())
+        text = safefs.decode(data or b"", "Go file", path)
+        for match in receiver.finditer(text):
+            point = wanted.get(match[1])
+            if point is not None and point not in found:
+                found[point] = f"{package / path.name}:{text[: match.start()].count(chr(10)) + 1}"
+    return found
+
+
+def add_extension_points(
+    project: Project,
+    name: str,
+    extension_points: str,
+    *,
+    keep_edited: bool = False,
+    tidy: bool = True,
+    dry_run: bool = False,
+    progress: Callable[[str], None] = lambda _: None,
+) -> AddResult:
+    """Add extension points to an existing plugin: its adapter and the configuration
+    (generated), and, where its code has no such method yet, a stub of the method and a
+    test (new files of the user's: pkg/<package>/<point>.go and <point>_test.go)."""
+    plugin = next((p for p in project.plugins if p.name == name), None)
+    if plugin is None:
+        raise UsageError(f"plugin {name!r} is not in this project ({', '.join(p.name for p in project.plugins)})")
+    added = parse_extension_points(extension_points, "POINT")
+    already = [str(p) for p in added if plugin.has(p)]
+    if already:
+        raise UsageError(f"{name} is already at {', '.join(already)}; kplugin.yaml lists its extension points")
+    points = tuple(p for p in ExtensionPoint if plugin.has(p) or p in added)
+    parse_extension_points(",".join(points), "POINT")  # e.g. enqueueextensions needs a point that rejects
+    _one_queue_sort(project, name, points)
+    updated = replace(plugin, extension_points=points)
+    spec = project.spec(plugins=tuple(updated if p.name == name else p for p in project.plugins))
+    rendered, notices = sync.render_spec(project, spec, progress)
+    in_code = methods_in_code(project, plugin)
+    stubs: list[PurePosixPath] = []
+    for point in added:
+        if point in in_code:
+            continue
+        for path, content in scaffold.render_stub(spec, updated, point).items():
+            if safefs.lstat_mode(project.root / path) is not None:
+                raise UsageError(f"{path} exists; move it away to add {point} (kplugin writes its stub there)")
+            rendered[path] = content
+            stubs.append(path)
+    plan = sync.plan(project, spec, keep_edited=keep_edited, rendered=rendered, create=tuple(stubs))
+    if plan.conflicts and not keep_edited:
+        raise OperationError(plan.conflict_message(f"kplugin add extension-point {name}"))
+    result = AddResult(
+        plugin=updated,
+        kept=plan.conflicts,
+        not_recreated=plan.not_recreated,
+        notices=notices,
+        found_in_code={str(p): where for p, where in in_code.items() if p in added},
+    )
+    return _apply(project, plan, result, tidy, dry_run)

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin import elf, proc, safefs
+from kplugin import elf, golang, proc, safefs
 from kplugin.errors import OperationError, ToolError, UsageError
 from kplugin.project import Project
 
@@ -26,7 +26,6 @@ BINARY_IN_IMAGE = "/usr/local/bin/kube-scheduler"
 DEFAULT_BASE_IMAGE = "gcr.io/distroless/static:nonroot"
 NONROOT_USER = "65532:65532"
 LABEL_K8S = "io.kplugin.kubernetes-version"
-_GO_ERROR = re.compile(r"^(?:#\d+ [\d.]+ )?\s*((?:\.{0,2}/)?[\w./-]+\.go:\d+(?::\d+)?: .+)$")
 _HOST_ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
 
 
@@ -238,17 +237,10 @@ def _build_local(
         try:
             output = proc.run(cmd, cwd=project.root, env=env, what="go build")
         except ToolError as err:
-            raise compile_failure(err) from err
+            raise golang.compile_failure(err) from err
         if request.log:
             request.log(output)
         result.binaries.append(verify(binary, plat, project, progress))
-
-
-def compile_failure(err: ToolError) -> OperationError:
-    errors = [m[1] for line in (err.output or "").splitlines() if (m := _GO_ERROR.match(line.strip()))]
-    if errors:
-        return OperationError(f"{err.summary}: the plugin does not compile", details=errors[:20])
-    return OperationError(f"{err.summary}", details=err.tail.splitlines()[-10:])
 
 
 # --- verification --------------------------------------------------------------------
@@ -396,7 +388,7 @@ def _buildkit(
     try:
         proc.stream(cmd, on_line, env={"DOCKER_BUILDKIT": "1"}, what="docker build")
     except ToolError as err:
-        raise compile_failure(err) from err
+        raise golang.compile_failure(err) from err
 
 
 def dockerfile_without_buildkit(text: str) -> str:
@@ -457,7 +449,7 @@ def _legacy(
             )
         except BuildError as err:
             text = "\n".join(str(chunk.get("stream", chunk.get("error", ""))) for chunk in err.build_log)
-            raise compile_failure(ToolError(["docker", "build"], 1, text, "docker build failed")) from err
+            raise golang.compile_failure(ToolError(["docker", "build"], 1, text, "docker build failed")) from err
         finally:
             client.images.prune(filters={"dangling": True, "label": f"{BUILD_STAGE_LABEL}={project}"})
     if request.log:

@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from kplugin import elf, manifests, safefs
-from kplugin.errors import UsageError
+from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
-from kplugin.render import args_problems
 from kplugin.schedconfig import CONFIG_GROUP, DEFAULT_LEASE, MAX_WEIGHT
 from kplugin.spec import IN_TREE_PLUGINS, validate_plugin_name
 from kplugin.versions import Target
 
-ERROR, WARNING = "error", "warning"
+ERROR, WARNING, INFO = "error", "warning", "info"
 
 
 @dataclass(frozen=True)
@@ -550,25 +549,81 @@ def check_binary(ctx: Context) -> None:
 
 
 def check_args(ctx: Context) -> None:
-    """7. pluginConfig args decode into the plugin's Args."""
-    fields = ctx.project.args_fields
+    """7. pluginConfig args (and the args files) decode into the plugins' Args, by the
+    plugins' own decoders (their Go code, run through argsinfo)."""
+    from kplugin import argsinfo
+
+    ours = {p.name: p for p in ctx.project.plugins}
+    entries: list[tuple[str, Any, Path, int | None]] = []  # plugin, args, file, line
     for profile in _profiles(ctx):
         for j, entry, configs in _plugin_configs(ctx, profile):
             name = str(entry.get("name", ""))
-            if name not in fields:
-                continue
-            for key, problem in args_problems(name, _plain(entry.get("args") or {}), fields[name]):
-                args = entry.get("args")
-                line = line_of(args, key) if key and isinstance(args, dict) else line_of(configs, j)
+            if name in ours:
+                entries.append((name, _plain(entry.get("args") or {}), ctx.config_path, line_of(configs, j)))
+    for plugin in ctx.project.plugins:
+        path = ctx.project.root / argsinfo.args_file(plugin)
+        try:
+            values = argsinfo.read_args_file(ctx.project, plugin)
+        except UsageError as err:
+            ctx.add(
+                "args",
+                ERROR,
+                path,
+                None,
+                str(err),
+                "kplugin cannot render the configuration from it",
+                "make it a YAML mapping of the plugin's args fields",
+            )
+            continue
+        if values is not None:
+            entries.append((plugin.name, values, path, None))
+    if not entries:
+        return
+    try:
+        for name, args, path, line in entries:
+            report = argsinfo.learn(ctx.project, {name: args}).get(name)
+            if report is None:
+                continue  # not registered: check_plugin_names reports it
+            if not report.takes_args and args:
                 ctx.add(
                     "args",
                     ERROR,
-                    ctx.config_path,
+                    path,
                     line,
-                    problem,
-                    "the plugin's factory rejects the args and kube-scheduler exits at start-up",
-                    f"use only the fields of {name}Args with valid values",
+                    f"args for {name}, which takes none",
+                    f"{name} registers no args decoder; its factory ignores or rejects them",
+                    "remove the args, or give the plugin Args (see kplugin's generated args.go)",
                 )
+            elif report.error is not None:
+                ctx.add(
+                    "args",
+                    ERROR,
+                    path,
+                    line,
+                    report.error,
+                    "the plugin's factory rejects the args and kube-scheduler exits at start-up",
+                    f"use only the fields of {report.type_name or name + 'Args'} with valid values",
+                )
+    except argsinfo.Unavailable as why:
+        ctx.add(
+            "args",
+            INFO,
+            ctx.project.root / argsinfo.ARGS_DIR,
+            None,
+            f"pluginConfig args not checked against the plugins' Go code: {why}",
+            "only the plugins' own decoders can tell whether their args are right",
+            "run kplugin doctor where Go is installed, after go mod tidy",
+        )
+    except OperationError as err:
+        ctx.add(
+            "args",
+            ERROR,
+            ctx.project.root / "pkg",
+            None,
+            str(err) + "".join(f"; {d}" for d in err.details[:1]),
+            "the plugins do not build",
+            "fix the compile error (go build ./...)",
+        )
 
 
 def check_weights(ctx: Context) -> None:
@@ -731,5 +786,6 @@ def as_json(findings: list[Finding]) -> dict[str, Any]:
     return {
         "errors": sum(f.severity == ERROR for f in findings),
         "warnings": sum(f.severity == WARNING for f in findings),
+        "notes": sum(f.severity == INFO for f in findings),
         "findings": [asdict(f) for f in findings],
     }

@@ -360,24 +360,39 @@ class Inputs:
     scenario: Scenario
     config: SchedulerConfig  # render-config's, for a single test scheduler (kubeconfig set per run)
     rbac: list[dict[str, Any]] | None  # deploy/rbac.yaml's objects; None: run with an admin token
+    notices: tuple[str, ...] = ()  # e.g. args not checked by the plugins' Go code
 
 
-def prepare(project: Project, scenario: Path | None, args_file: Path | None, admin: bool) -> Inputs:
-    config = render.build_config(
-        render.RenderRequest(
-            project=project,
-            target=project.target,
-            leader_elect=False,
-            percentage_of_nodes_to_score=100,
-            args_file=args_file,
-        )
-    )
-    return Inputs(
+def prepare(
+    project: Project,
+    scenario: Path | None,
+    args_file: Path | None,
+    admin: bool,
+    progress: Progress = lambda _: None,
+) -> Inputs:
+    """Read and check everything the run needs from the user: the scenario first (cheap),
+    then the RBAC, then the configuration (whose args the plugins' Go code decodes)."""
+    loaded = DEFAULT_SCENARIO if scenario is None else load_scenario(scenario)
+    rbac = None if admin else rbac_documents(project)
+    request = render.RenderRequest(
         project=project,
-        scenario=DEFAULT_SCENARIO if scenario is None else load_scenario(scenario),
-        config=config,
-        rbac=None if admin else rbac_documents(project),
+        target=project.target,
+        leader_elect=False,
+        percentage_of_nodes_to_score=100,
+        args_file=args_file,
     )
+    config = render.build_config(request, progress)
+    return Inputs(project=project, scenario=loaded, config=config, rbac=rbac, notices=tuple(request.notices))
+
+
+def check_config(inputs: Inputs, scheduler: Path) -> None:
+    """The configuration the run uses, loaded by the project's own scheduler binary
+    (--write-config-to: it builds every profile and exits): its own error, in one line,
+    before the control plane starts."""
+    document = replace(inputs.config, kubeconfig="/dev/null").document()
+    accepted, message = render.validate(scheduler, yamlio.dump(document), "the e2e configuration")
+    if not accepted:
+        raise OperationError(f"kube-scheduler {inputs.project.version} rejects the e2e configuration: {message}")
 
 
 def _placement(pod: dict[str, Any]) -> tuple[str | None, str, bool]:

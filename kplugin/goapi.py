@@ -68,7 +68,18 @@ _PLUGIN_TYPES = (
 # Listers the generated test harness implements: where the plugin types are.
 _LISTER_TYPES = ("SharedLister", "NodeInfoLister", "StorageInfoLister")
 # Helpers the stable surface offers instead of fields that became getters in 1.34.
-HELPERS = ("PodsOn", "PodOf", "Allocatable", "Requested", "LookupNode", "ListNodes", "QueuedPriority", "QueuedSince")
+HELPERS = (
+    "PodsOn",
+    "PodOf",
+    "Allocatable",
+    "Requested",
+    "LookupNode",
+    "ListNodes",
+    "QueuedPriority",
+    "QueuedSince",
+    "QueuedPod",
+    "PodRequests",
+)
 
 
 def _split(shape: Mapping[str, Any]) -> str:

@@ -14,6 +14,18 @@ _MISSING_VERSION = re.compile(
 )
 
 
+# a compiler error line, as go prints it (and as BuildKit prefixes it: "#12 3.4 ")
+_GO_ERROR = re.compile(r"^(?:#\d+ [\d.]+ )?\s*((?:\.{0,2}/)?[\w./-]+\.go:\d+(?::\d+)?: .+)$")
+
+
+def compile_failure(err: ToolError) -> OperationError:
+    """A failed go build as one line, with the compiler's own file:line errors beneath."""
+    errors = [m[1] for line in (err.output or "").splitlines() if (m := _GO_ERROR.match(line.strip()))]
+    if errors:
+        return OperationError(f"{err.summary}: the plugin does not compile", details=errors[:20])
+    return OperationError(f"{err.summary}", details=err.tail.splitlines()[-10:])
+
+
 def mod_tidy(project: Path) -> list[str]:
     """Run ``go mod tidy`` (writes go.sum; downloads modules). Returns notices."""
     if proc.which("go") is None:

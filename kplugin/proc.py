@@ -33,8 +33,11 @@ def run(
     env: Mapping[str, str] | None = None,
     what: str | None = None,
     timeout: float | None = None,
+    stdin: str | None = None,
+    merge: bool = True,
 ) -> str:
-    """Run ``cmd``; return its combined output, or raise ToolError naming what failed."""
+    """Run ``cmd`` (with ``stdin`` as its input); return its combined output (only its
+    stdout when not ``merge``), or raise ToolError naming what failed."""
     merged = {**os.environ, **(env or {})}
     label = what or " ".join(cmd[:2])
     try:
@@ -42,9 +45,10 @@ def run(
             list(cmd),
             cwd=cwd,
             env=merged,
-            stdin=subprocess.DEVNULL,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.STDOUT if merge else subprocess.PIPE,
             text=True,
             timeout=timeout,
             check=False,
@@ -54,7 +58,7 @@ def run(
     except subprocess.TimeoutExpired as err:
         raise OperationError(f"{label} did not finish within {timeout:.0f}s") from err
     if proc.returncode != 0:
-        raise _failed(cmd, proc.returncode, proc.stdout, label)
+        raise _failed(cmd, proc.returncode, proc.stdout + (proc.stderr or ""), label)
     return proc.stdout
 
 

@@ -39,7 +39,6 @@ class Project:
     scheduler_name: str
     image: str
     plugins: tuple[PluginSpec, ...]
-    args_fields: dict[str, dict[str, str]]
     api: str = NATIVE
     # sha256 of each managed file as kplugin last wrote it (empty for projects of 0.1.0)
     generated: dict[str, str] = field(default_factory=dict)
@@ -64,7 +63,7 @@ class Project:
         )
 
 
-# The keys kplugin.yaml may hold. ``args`` is the field list of kplugin 0.1 (unused).
+# The keys kplugin.yaml may hold.
 _KEYS = {"kplugin", "name", "module", "kubernetes", "api", "schedulerName", "image", "plugins", "generated"}
 _PLUGIN_KEYS = {"name", "package", "extensionPoints", "args"}
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
@@ -97,7 +96,7 @@ def parse(root: Path, raw: Any) -> Project:
 
     if not isinstance(raw, dict):
         raise fail("the document", f"must be a mapping, not {type(raw).__name__}")
-    unknown = sorted(str(k) for k in raw if k not in _KEYS and k != "args")
+    unknown = sorted(str(k) for k in raw if k not in _KEYS)
     if unknown:
         raise fail(unknown[0][:60], f"is not a field of {PROJECT_FILE} (fields: {', '.join(sorted(_KEYS))})")
     for key in ("name", "module", "kubernetes", "schedulerName", "image", "plugins"):
@@ -114,7 +113,6 @@ def parse(root: Path, raw: Any) -> Project:
     if not isinstance(plugins_raw, list) or not plugins_raw:
         raise fail("plugins", "must be a non-empty list of plugins")
     plugins: list[PluginSpec] = []
-    args_fields: dict[str, dict[str, str]] = {}
     for i, entry in enumerate(plugins_raw):
         at = f"plugins[{i}]"
         if not isinstance(entry, dict):
@@ -134,11 +132,13 @@ def parse(root: Path, raw: Any) -> Project:
         if not isinstance(points_raw, list) or not all(isinstance(p, str) for p in points_raw):
             raise fail(f"{at}.extensionPoints", "must be a list of extension point names")
         points = parse_extension_points(",".join(points_raw), where(f"{at}.extensionPoints"))
-        legacy_args = entry.get("args") or {}
-        if not isinstance(legacy_args, dict):
-            raise fail(f"{at}.args", "must be a mapping")
-        args_fields[plugin_name] = {str(k): str(v) for k, v in legacy_args.items()}
-        plugins.append(PluginSpec(name=plugin_name, extension_points=points))
+        # true or false; kplugin 0.1 wrote a field list here, which meant the sample's Args
+        takes_args = entry.get("args", True)
+        if isinstance(takes_args, dict):
+            takes_args = True
+        if not isinstance(takes_args, bool):
+            raise fail(f"{at}.args", "must be true or false (whether the plugin has Args)")
+        plugins.append(PluginSpec(name=plugin_name, extension_points=points, args=takes_args))
     for attribute, what in (("name", "plugin"), ("package", "package")):
         seen = [getattr(p, attribute) for p in plugins]
         twice = sorted({v for v in seen if seen.count(v) > 1})
@@ -168,7 +168,6 @@ def parse(root: Path, raw: Any) -> Project:
         scheduler_name=scheduler_name,
         image=image,
         plugins=tuple(plugins),
-        args_fields=args_fields,
         api=api,
         generated=generated,
     )

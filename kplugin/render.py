@@ -6,48 +6,24 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kplugin import yamlio
 from kplugin.errors import UsageError
-from kplugin.names import qualified_name_problem
 from kplugin.project import Project
-from kplugin.schedconfig import ARGS_DEFAULTS, MAX_WEIGHT, SchedulerConfig
-from kplugin.spec import IN_TREE_PLUGINS, ExtensionPoint, validate_scheduler_name
+from kplugin.schedconfig import MAX_WEIGHT, SchedulerConfig
+from kplugin.spec import IN_TREE_PLUGINS, ExtensionPoint, PluginSpec, validate_scheduler_name
 from kplugin.versions import Target
 
 FORMATS = ("config", "configmap", "helm-values")
 
 
-def args_problems(plugin: str, args: Any, fields: dict[str, str]) -> list[tuple[str, str]]:
-    """(field, problem) for args that would not decode strictly into the plugin's Args."""
-    if not isinstance(args, dict):
-        return [("", f"args for {plugin} must be a mapping, got {type(args).__name__}")]
-    problems = []
-    for key, value in args.items():
-        if not isinstance(key, str):
-            problems.append((str(key), f"args for {plugin}: field {key!r} is not a string"))
-            continue
-        kind = fields.get(str(key))
-        if kind is None:
-            known = ", ".join(sorted(fields)) or "none"
-            problems.append((str(key), f"args for {plugin}: unknown field {key!r} (fields: {known})"))
-        elif kind in {"string", "qualifiedName"} and not isinstance(value, str):
-            problems.append((str(key), f"args for {plugin}: {key} must be a string, got {type(value).__name__}"))
-        elif kind == "qualifiedName" and value and (why := qualified_name_problem(value)):
-            problems.append((str(key), f"args for {plugin}: {key} {value!r} {why}"))
-        elif kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
-            problems.append((str(key), f"args for {plugin}: {key} must be an integer, got {type(value).__name__}"))
-        elif kind == "bool" and not isinstance(value, bool):
-            problems.append((str(key), f"args for {plugin}: {key} must be true or false"))
-    return problems
-
-
 def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:
-    """--args FILE: {Plugin: {field: value}}, or the args of a one-plugin project."""
+    """--args FILE: {Plugin: {field: value}}, or the args of a one-plugin project. Whether
+    the values are right is the plugins' own decoders' call (see argsinfo)."""
     data = yamlio.load_file(path, "--args")
     names = [p.name for p in project.plugins]
     if isinstance(data, dict) and data and all(isinstance(key, str) and key in names for key in data):
@@ -57,9 +33,10 @@ def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:
     else:
         raise UsageError(f"--args {path}: give the args per plugin, keyed by {', '.join(names)}")
     for plugin, args in by_plugin.items():
-        problems = args_problems(plugin, args, project.args_fields.get(plugin, {}))
-        if problems:
-            raise UsageError(f"--args {path}: {problems[0][1]}")
+        if args is None:
+            by_plugin[plugin] = args = {}
+        if not isinstance(args, dict) or not all(isinstance(k, str) for k in args):
+            raise UsageError(f"--args {path}: the args of {plugin} must be a mapping of field names to values")
     return {str(k): dict(v) for k, v in by_plugin.items()}
 
 
@@ -95,10 +72,14 @@ class RenderRequest:
     disable_default: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int | None = None
     kubeconfig: str | None = None
+    run_go: bool = True  # learn the args from the Go code (False: only what kplugin generated)
+    notices: list[str] = field(default_factory=list, compare=False)
 
 
-def build_config(request: RenderRequest) -> SchedulerConfig:
-    """Validate every input and return the configuration to render."""
+def build_config(request: RenderRequest, progress: Callable[[str], None] = lambda _: None) -> SchedulerConfig:
+    """Validate every input and return the configuration to render. The plugins' args
+    (--args, else their args files) are decoded by the plugins' own Go code where it can
+    run here; request.notices says when it could not."""
     project = request.project
     served = request.target.release.config_api_versions
     api_version = request.api_version or "v1"
@@ -124,23 +105,38 @@ def build_config(request: RenderRequest) -> SchedulerConfig:
     percentage = request.percentage_of_nodes_to_score
     if percentage is not None and not 0 <= percentage <= 100:
         raise UsageError(f"--percentage-of-nodes-to-score {percentage}: must be from 0 to 100")
-    args = (
-        load_args(request.args_file, project)
-        if request.args_file
-        else {p.name: dict(ARGS_DEFAULTS) for p in project.plugins}
+    weights = parse_weights(request.weights, project)
+    from kplugin import argsinfo
+
+    given = load_args(request.args_file, project) if request.args_file else None
+    resolved = argsinfo.resolve(
+        project,
+        given,
+        source=f"--args {request.args_file}",
+        generated_defaults=lambda plugin: _sample_defaults(project, plugin),
+        progress=progress,
+        run_go=request.run_go,
     )
+    request.notices.extend(resolved.notices)
+    args = resolved.args
     return SchedulerConfig(
         scheduler_names=tuple(names),
         plugins=project.plugins,
         api_version=api_version,
         leader_elect=request.leader_elect,
-        weights=parse_weights(request.weights, project),
+        weights=weights,
         args=args,
         multipoint=request.multipoint,
         disable_default=request.disable_default,
         percentage_of_nodes_to_score=percentage,
         kubeconfig=request.kubeconfig,
     )
+
+
+def _sample_defaults(project: Project, plugin: PluginSpec) -> dict[str, Any] | None:
+    from kplugin import scaffold
+
+    return scaffold.unchanged_sample_defaults(project.spec(), project.root, plugin)
 
 
 def render(config: SchedulerConfig, project: Project, fmt: str) -> str:

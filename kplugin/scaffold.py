@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin import __version__, goapi, manifests, yamlio
-from kplugin.errors import OperationError
+from kplugin.errors import KpluginError, OperationError
 from kplugin.plan import Change, FilePlan
 from kplugin.project import EDITED_FILES, PROJECT_FILE
-from kplugin.schedconfig import ARGS_DEFAULTS, ARGS_FIELDS, SchedulerConfig
+from kplugin.schedconfig import SchedulerConfig
 from kplugin.spec import ExtensionPoint, PluginSpec, ProjectSpec, split_image
 from kplugin.templating import render_tree
 
@@ -30,7 +30,15 @@ USER_FILES = (
     "pkg/*/args_test.go",
     "pkg/*/register.go",
     "pkg/*/zz_generated.deepcopy.go",
+    "config/args/*.yaml",
+    # the stubs kplugin add extension-point writes, one file (and test) per point
+    *(f"pkg/*/{point}.go" for point in ExtensionPoint),
+    *(f"pkg/*/{point}_test.go" for point in ExtensionPoint),
 )
+# What the sample Args' SetDefaults sets (templates/plugin/.../args.go): the args of a
+# plugin kplugin generates, as long as its args.go is what kplugin wrote. The
+# integration tests read the same defaults from the Go code.
+SAMPLE_ARGS_DEFAULTS: dict[str, Any] = {"resourceName": "cpu"}
 
 
 def is_user_file(path: PurePosixPath) -> bool:
@@ -52,11 +60,46 @@ class Result:
     notices: list[str] = field(default_factory=list)
 
 
-def scheduler_config(spec: ProjectSpec) -> SchedulerConfig:
+def generated_args(spec: ProjectSpec) -> dict[str, dict[str, Any]]:
+    """The pluginConfig args of plugins as kplugin generates them: the sample's
+    defaults for plugins with Args, no entry for the others."""
+    return {p.name: dict(SAMPLE_ARGS_DEFAULTS) for p in spec.plugins if p.args}
+
+
+def scheduler_config(spec: ProjectSpec, args: Mapping[str, dict[str, Any]] | None = None) -> SchedulerConfig:
     return SchedulerConfig(
         scheduler_names=(spec.scheduler_name,),
         plugins=spec.plugins,
-        args={p.name: dict(ARGS_DEFAULTS) for p in spec.plugins},
+        args={name: dict(values) for name, values in (generated_args(spec) if args is None else args).items()},
+    )
+
+
+def unchanged_sample_defaults(spec: ProjectSpec, root: Path, plugin: PluginSpec) -> dict[str, Any] | None:
+    """The sample Args' defaults when the plugin's args.go on disk is byte for byte what
+    kplugin generates for it (so they are the code's defaults), else None."""
+    if not plugin.args:
+        return None
+    rendered = render_tree("plugin", _plugin_context(spec, plugin)).get(PurePosixPath(plugin.package, "args.go"))
+    from kplugin import safefs
+
+    try:
+        on_disk = safefs.read_project_file(root, f"pkg/{plugin.package}/args.go")
+    except KpluginError:
+        return None
+    return dict(SAMPLE_ARGS_DEFAULTS) if rendered is not None and on_disk == rendered else None
+
+
+def args_file_text(plugin: PluginSpec) -> str:
+    """config/args/<package>.yaml as kplugin writes it first: no values, so every field
+    takes the plugin's default until the user sets it."""
+    return (
+        f"# {plugin.name}'s args: pluginConfig[].args of the scheduler configuration. kplugin render-config,\n"
+        "# deploy/, the Helm chart and kplugin e2e read this file; a field left out takes the plugin's\n"
+        f"# default (SetDefaults in pkg/{plugin.package}/args.go). The file is yours: kplugin never rewrites it.\n"
+        "#\n"
+        "# nodeLabel: example.com/accelerator   # a label nodes must carry (none by default)\n"
+        "# resourceName: nvidia.com/gpu         # the resource Filter checks and Score prefers (cpu by default)\n"
+        + yamlio.dump({})
     )
 
 
@@ -87,8 +130,16 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "go_image": f"golang:{release.go_image_tag}",
         "image": spec.image_ref,
         "_staging_modules": list(release.staging_modules),
+        "_helpers": {helper: helper for helper in goapi.HELPERS},
+        "code_generator": release.shape.get("deepcopy_tool") or version.staging_tag,
+        "deepcopy_flags": release.shape.get("deepcopy_flags", "gengo-v2"),
         "_plugins": [
-            {"name": p.name, "package": p.package, "extension_points": [str(e) for e in p.extension_points]}
+            {
+                "name": p.name,
+                "package": p.package,
+                "extension_points": [str(e) for e in p.extension_points],
+                "args": p.args,
+            }
             for p in spec.plugins
         ],
     }
@@ -101,18 +152,30 @@ def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
         **flags,
         "package": plugin.package,
         "plugin_name": plugin.name,
+        "args": plugin.args,
         "_names": goapi.names(spec.target.release.shape, spec.api),
         "_points": [{"name": str(p), "interface": p.interface} for p in plugin.extension_points],
         "_extensions": [p.go_name for p in plugin.extension_points if p.config_name],
     }
 
 
-def project_metadata(
-    spec: ProjectSpec, generated: dict[str, str], args_fields: dict[str, dict[str, str]] | None = None
-) -> dict[str, Any]:
-    """kplugin.yaml: the spec, each plugin's Args fields (as recorded, or the sample
-    plugin's) and the sha256 of every managed file as generated."""
-    fields = args_fields or {}
+def render_stub(spec: ProjectSpec, plugin: PluginSpec, point: ExtensionPoint) -> dict[PurePosixPath, bytes]:
+    """pkg/<package>/<point>.go and its test: a stub of the point's method(s) for a plugin
+    that gains the extension point (kplugin add extension-point)."""
+    context = {
+        **{k: v for k, v in _plugin_context(spec, plugin).items() if k not in {str(p) for p in ExtensionPoint}},
+        "point": str(point),
+        "go_name": point.go_name,
+        "interface": point.interface,
+    }
+    context.pop("_points")
+    return {PurePosixPath("pkg") / path: content for path, content in render_tree("point", context).items()}
+
+
+def project_metadata(spec: ProjectSpec, generated: dict[str, str]) -> dict[str, Any]:
+    """kplugin.yaml: the spec (for each plugin its extension points and whether it has
+    Args; the Args themselves are in its Go code) and the sha256 of every managed file
+    as generated."""
     return {
         "kplugin": __version__,
         "name": spec.name,
@@ -126,7 +189,7 @@ def project_metadata(
                 "name": p.name,
                 "package": p.package,
                 "extensionPoints": [str(e) for e in p.extension_points],
-                "args": dict(fields.get(p.name) or ARGS_FIELDS),
+                "args": p.args,
             }
             for p in spec.plugins
         ],
@@ -163,8 +226,9 @@ def _chart(spec: ProjectSpec, config: SchedulerConfig) -> dict[str, str]:
     return {"Chart.yaml": yamlio.dump(chart), "values.yaml": yamlio.dump(values)}
 
 
-def build_plan(spec: ProjectSpec, dest: Path) -> FilePlan:
-    """Render every file of the project in memory."""
+def build_plan(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]] | None = None) -> FilePlan:
+    """Render every file of the project in memory. ``args`` are the plugins'
+    pluginConfig args (default: as kplugin generates the plugins)."""
     plan = FilePlan(dest)
     # The project tree's top directory is the project itself; the plugin tree's is the
     # plugin's package directory under pkg/.
@@ -173,7 +237,9 @@ def build_plan(spec: ProjectSpec, dest: Path) -> FilePlan:
     for plugin in spec.plugins:
         rendered = render_tree("plugin", _plugin_context(spec, plugin))
         plan.update({PurePosixPath("pkg") / path: content for path, content in rendered.items()})
-    config = scheduler_config(spec)
+        if plugin.args:
+            plan.add(f"config/args/{plugin.package}.yaml", args_file_text(plugin))
+    config = scheduler_config(spec, args)
     plan.add("deploy/scheduler-config.yaml", yamlio.dump(config.document()))
     plan.add("deploy/rbac.yaml", yamlio.dump_all(manifests.rbac(spec.name, spec.scheduler_name, _rules(spec))))
     plan.add("deploy/configmap.yaml", yamlio.dump(manifests.configmap(spec.name, config)))

@@ -69,6 +69,18 @@ _INTERFACES = {point: (name[0].upper() + name[1:] + "Plugin") for point, name in
 }
 
 DEFAULT_EXTENSION_POINTS = (ExtensionPoint.FILTER, ExtensionPoint.SCORE)
+# The points at which the sample plugin reads its Args (a label and a resource): a plugin
+# generated without any of them (QueueSort only, Bind only, ...) gets no Args at all.
+SAMPLE_ARGS_POINTS = frozenset(
+    {
+        ExtensionPoint.PRE_FILTER,
+        ExtensionPoint.FILTER,
+        ExtensionPoint.PRE_SCORE,
+        ExtensionPoint.SCORE,
+        ExtensionPoint.PERMIT,
+        ExtensionPoint.PRE_BIND,
+    }
+)
 # The points whose rejections the scheduler retries on the events EventsToRegister names.
 REJECTING_POINTS = frozenset(
     {
@@ -280,6 +292,14 @@ def validate_api(api: str, where: str = "--api") -> str:
 class PluginSpec:
     name: str
     extension_points: tuple[ExtensionPoint, ...] = DEFAULT_EXTENSION_POINTS
+    # the plugin has an Args type (args.go) and registers its decoder
+    args: bool = True
+
+    @classmethod
+    def new(cls, name: str, extension_points: tuple[ExtensionPoint, ...]) -> PluginSpec:
+        """A plugin as kplugin generates it: with the sample Args where its extension
+        points read them, without Args otherwise."""
+        return cls(name, extension_points, args=bool(SAMPLE_ARGS_POINTS & set(extension_points)))
 
     @property
     def package(self) -> str:
@@ -326,7 +346,7 @@ class ProjectSpec:
             module=validate_module_path(module if module is not None else f"example.com/{name}"),
             target=target,
             scheduler_name=validate_scheduler_name(scheduler_name if scheduler_name is not None else name),
-            plugins=(PluginSpec(plugin_name, points),),
+            plugins=(PluginSpec.new(plugin_name, points),),
             api=validate_api(api if api is not None else LAYER),
             image=validate_image(image) if image is not None else None,
         )

@@ -11,10 +11,12 @@ the sha256 that kplugin.yaml recorded when kplugin last wrote it:
   conflicts, unless the caller keeps the edited files and takes the new versions
   beside them (``FILE.kplugin-new``).
 
-User files (the plugin code, its tests, the README) are created when missing, as for a
-new plugin, and never rewritten. Every change is made in a staged copy of the project,
-where go.mod is re-pinned and ``go mod tidy`` runs; only then are the changed files
-moved into the project, so a failure leaves it as it was.
+User files (the plugin code, its tests, its args file, the README) are never rewritten,
+and a missing one is not re-created (the user deleted it: the report says so), except
+the files of what the command adds (a new plugin's package, an extension point's stub).
+Every change is made in a staged copy of the project, where go.mod is re-pinned and
+``go mod tidy`` runs; only then are the changed files moved into the project, so a
+failure leaves it as it was.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ import shutil
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from kplugin import proc, safefs, scaffold, yamlio
 from kplugin.errors import KpluginError, OperationError, UsageError
 from kplugin.project import EDITED_FILES, PROJECT_FILE, Project
-from kplugin.spec import ProjectSpec
+from kplugin.spec import PluginSpec, ProjectSpec
 from kplugin.versions import Target
 
 NEW_SUFFIX = ".kplugin-new"
@@ -52,6 +55,8 @@ class Sync:
     writes: dict[PurePosixPath, bytes] = field(default_factory=dict)
     deletes: list[PurePosixPath] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
+    # user files the user deleted: not re-created
+    not_recreated: list[PurePosixPath] = field(default_factory=list)
     metadata: bytes = b""
     # go.mod as kplugin renders it for the spec: its replace block is what repin uses
     go_mod: bytes = b""
@@ -74,6 +79,30 @@ def _read(root: Path, path: PurePosixPath | str) -> bytes | None:
     return safefs.read_project_file(root, path)
 
 
+def render_spec(
+    project: Project, spec: ProjectSpec, progress: Callable[[str], None] = lambda _: None
+) -> tuple[dict[PurePosixPath, bytes], list[str]]:
+    """Every file of ``spec`` rendered for ``project``, with the pluginConfig args its
+    plugins' Go code gives (their args files, defaulted by their own decoders; the sample
+    defaults for plugins this command adds), and notes for the user."""
+    from kplugin import argsinfo
+
+    def generated(plugin: PluginSpec) -> dict[str, Any] | None:
+        return scaffold.unchanged_sample_defaults(project.spec(), project.root, plugin)
+
+    try:
+        resolved = argsinfo.resolve(project, generated_defaults=generated, progress=progress)
+    except OperationError as err:  # the code does not build: keep to what kplugin knows
+        resolved = argsinfo.resolve(project, generated_defaults=generated, run_go=False)
+        resolved.notices.append(f"the plugins' Args were not read from the Go code ({err})")
+    wanted = {p.name for p in spec.plugins}
+    args = {name: values for name, values in resolved.args.items() if name in wanted}
+    existing = {p.name for p in project.plugins}
+    added = replace(spec, plugins=tuple(p for p in spec.plugins if p.name not in existing))
+    args.update(scaffold.generated_args(added))
+    return scaffold.build_plan(spec, project.root, args).files, resolved.notices
+
+
 def plan(
     project: Project,
     spec: ProjectSpec,
@@ -81,9 +110,11 @@ def plan(
     keep_edited: bool = False,
     force: bool = False,
     rendered: dict[PurePosixPath, bytes] | None = None,
+    create: tuple[PurePosixPath, ...] = (),
 ) -> Sync:
     """Compare the rendering of ``spec`` (``rendered``, when the caller has it) with the
-    project on disk. ``force`` overwrites edited files (only ever used on a throw-away copy)."""
+    project on disk. ``force`` overwrites edited files (only ever used on a throw-away
+    copy); ``create`` are the user files (or directories of them) the caller adds."""
     recorded = project.generated
     if not recorded:
         raise UsageError(
@@ -103,8 +134,10 @@ def plan(
             continue
         disk = _read(project.root, path)
         if scaffold.is_user_file(path):
-            if disk is None:
+            if disk is None and any(path == new or new in path.parents for new in create):
                 sync.writes[path] = content
+            elif disk is None:
+                sync.not_recreated.append(path)
             continue
         generated[str(path)] = scaffold.digest(content)
         if disk == content:
@@ -130,8 +163,7 @@ def plan(
             sync.deletes.append(path)
         elif not keep_edited:
             sync.conflicts.append(Conflict(path, "edited by hand, and the new version has no such file"))
-    args_fields = {p.name: project.args_fields.get(p.name, {}) for p in spec.plugins if p.name in project.args_fields}
-    sync.metadata = yamlio.dump(scaffold.project_metadata(spec, generated, args_fields)).encode()
+    sync.metadata = yamlio.dump(scaffold.project_metadata(spec, generated)).encode()
     return sync
 
 

@@ -23,6 +23,7 @@ class UpgradeResult:
     changed: list[PurePosixPath] = field(default_factory=list)
     kept: list[sync.Conflict] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    not_recreated: list[PurePosixPath] = field(default_factory=list)
 
 
 def check_user_code(project: Project, spec: ProjectSpec, after: dict[PurePosixPath, bytes]) -> None:
@@ -59,25 +60,34 @@ class Prepared:
     project: Project
     target: Target
     plan: sync.Sync
+    notices: list[str] = field(default_factory=list)
 
 
-def prepare(project: Project, target: Target, *, keep_edited: bool = False) -> Prepared:
+def prepare(
+    project: Project, target: Target, *, keep_edited: bool = False, progress: Callable[[str], None] = lambda _: None
+) -> Prepared:
     """Every check, before anything runs: the user's code can move, and no generated
     file that needs rewriting was edited by hand (unless edits are kept)."""
     spec = project.spec(target)
-    rendered = scaffold.build_plan(spec, project.root).files
+    rendered, notices = sync.render_spec(project, spec, progress)
     check_user_code(project, spec, rendered)
     plan = sync.plan(project, spec, keep_edited=keep_edited, rendered=rendered)
     if plan.conflicts and not keep_edited:
         raise OperationError(plan.conflict_message(f"kplugin upgrade to {target.version}"))
-    return Prepared(project, target, plan)
+    return Prepared(project, target, plan, notices)
 
 
 def upgrade(prepared: Prepared, *, tidy: bool = True, dry_run: bool = False) -> UpgradeResult:
     """Re-pin go.mod, rewrite the version-specific generated files, tidy, and update
     kplugin.yaml, through a staged copy (a failure changes nothing)."""
     project, target, plan = prepared.project, prepared.target, prepared.plan
-    result = UpgradeResult(old=project.version, new=target.version, kept=plan.conflicts)
+    result = UpgradeResult(
+        old=project.version,
+        new=target.version,
+        kept=plan.conflicts,
+        notices=list(prepared.notices),
+        not_recreated=list(plan.not_recreated),
+    )
     if dry_run:
         result.changed = sorted({*plan.writes, *plan.deletes, PurePosixPath("go.mod"), PurePosixPath("go.sum")})
         return result
@@ -92,7 +102,7 @@ def retargeted(project: Project, target: Target) -> Iterator[Project]:
     """A throw-away copy of the project moved to ``target`` (generated files rewritten,
     go.mod re-pinned and tidied); the project itself is not touched."""
     spec = project.spec(target)
-    rendered = scaffold.build_plan(spec, project.root).files
+    rendered, _ = sync.render_spec(project, spec)
     check_user_code(project, spec, rendered)
     plan = sync.plan(project, spec, force=True, rendered=rendered)
     with sync.staged(project, plan, _go_mod(project, target, plan, tidy=True)) as stage:

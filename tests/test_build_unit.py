@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from kplugin import build, elf
+from kplugin import build, elf, golang
 from kplugin.errors import ToolError, UsageError
 
 
@@ -66,7 +66,7 @@ def test_compile_errors_are_extracted() -> None:
         "./pkg/p/args.go:3:1: syntax error: non-declaration statement outside function body\n"
         "ERROR: process did not complete successfully\n"
     )
-    err = build.compile_failure(ToolError(["go"], 1, output, "go build failed (exit 1)"))
+    err = golang.compile_failure(ToolError(["go"], 1, output, "go build failed (exit 1)"))
     assert err.details == [
         "pkg/p/plugin.go:51:53: undefined: undefinedName",
         "./pkg/p/args.go:3:1: syntax error: non-declaration statement outside function body",

@@ -228,7 +228,8 @@ def test_generated_tree_layout(kplugin: New, tmp_path: Path) -> None:
     assert "require k8s.io/kubernetes v1.28.3\n" in gomod
     assert gomod.count(" => ") == 30
     assert "\tk8s.io/legacy-cloud-providers => k8s.io/legacy-cloud-providers v0.28.3\n" in gomod
-    assert "app.NewSchedulerCommand(registry.Options()...)" in files["cmd/scheduler/main.go"].decode()
+    assert "app.NewSchedulerCommand(options()...)" in files["cmd/scheduler/main.go"].decode()
+    assert "app.WithPlugin(name, registry.Factory(name))" in files["cmd/scheduler/main.go"].decode()
     assert '_ "example.com/gpu-scheduler/pkg/gpuaware"' in files["cmd/scheduler/plugins.go"].decode()
     assert "registry.Register(Name, New)" in files["pkg/gpuaware/register.go"].decode()
     dockerfile = files["Dockerfile"].decode()

@@ -111,13 +111,6 @@ def test_bad_options(kplugin: Kplugin, project: Path, options: list[str], needle
     assert not (project / "bin").exists()
 
 
-def test_bad_args_file(kplugin: Kplugin, project: Path, tmp_path: Path) -> None:
-    args = tmp_path / "args.yaml"
-    args.write_text("nodeLable: x\n")
-    run = kplugin("e2e", str(project), "--args", str(args))
-    assert run.code == 2 and "nodeLable" in run.stderr, run.stderr
-
-
 def test_not_a_project(kplugin: Kplugin, tmp_path: Path) -> None:
     run = kplugin("e2e", str(tmp_path))
     assert run.code == 2 and "is not a kplugin project" in run.stderr

@@ -192,9 +192,37 @@ def test_kplugin_yaml_records_the_project(kplugin: New, tmp_path: Path) -> None:
             "name": "GpuAware",
             "package": "gpuaware",
             "extensionPoints": ["prefilter", "filter"],
-            "args": {"nodeLabel": "qualifiedName", "resourceName": "qualifiedName"},
+            "args": True,
         }
     ]
+
+
+def test_queue_sort_only_plugin_has_no_args(kplugin: New, tmp_path: Path) -> None:
+    """A plugin whose extension points read no args gets no Args type, no args file and no
+    pluginConfig entry (the scheduler would otherwise refuse unknown args)."""
+    from ruamel.yaml import YAML
+
+    run = kplugin("new", "sorter", "--no-tidy", "-o", str(tmp_path), "--extension-points", "queuesort")
+    assert run.code == 0, run.stderr
+    project = tmp_path / "sorter"
+    meta = YAML(typ="safe").load(project / "kplugin.yaml")
+    assert meta["plugins"][0]["args"] is False
+    files = tree(project)
+    assert not [p for p in files if p.startswith("config/args/") or p.endswith(("/args.go", "deepcopy.go"))]
+    config = YAML(typ="safe").load(project / "deploy/scheduler-config.yaml")
+    assert "pluginConfig" not in config["profiles"][0]
+    assert b"RegisterArgs" not in files["pkg/sorter/register.go"]
+    assert b"DecodeArgs" not in files["pkg/sorter/zz_generated.adapter.go"]
+
+
+def test_args_file_is_generated_for_plugins_with_args(kplugin: New, tmp_path: Path) -> None:
+    from ruamel.yaml import YAML
+
+    assert kplugin("new", "gpu", "--no-tidy", "-o", str(tmp_path)).code == 0
+    args_file = tmp_path / "gpu/config/args/gpu.yaml"
+    assert YAML(typ="safe").load(args_file) == {}  # no values: every field takes the plugin's default
+    config = YAML(typ="safe").load(tmp_path / "gpu/deploy/scheduler-config.yaml")
+    assert config["profiles"][0]["pluginConfig"] == [{"name": "Gpu", "args": {"resourceName": "cpu"}}]
 
 
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()))

@@ -66,7 +66,7 @@ SUMMARIES = {
     "render-config": "Render the KubeSchedulerConfiguration for the project and a Kubernetes version.",
     "doctor": "Find what silently breaks scheduler plugins in production. Exit 1 on any error.",
     "versions": "The Kubernetes versions kplugin generates for.",
-    "add": "Add to an existing project: kplugin add plugin NAME.",
+    "add": "Add to an existing project: a plugin, or an extension point of a plugin.",
     "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
     "e2e": "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",
 }

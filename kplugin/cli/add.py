@@ -10,7 +10,7 @@ from kplugin.cli.changes import DryRun, KeepEdited, report
 
 add_app = typer.Typer(
     name="add",
-    help="Add to an existing project: kplugin add plugin NAME.",
+    help="Add to an existing project: a plugin, or an extension point of a plugin.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -39,11 +39,45 @@ def plugin(
     """Add a plugin package to the project and register it."""
     from kplugin import addplugin
     from kplugin import project as projects
+    from kplugin.cli.console import say
 
     project = projects.load(project_dir)
     result = addplugin.add_plugin(
-        project, name, extension_points, keep_edited=keep_edited, tidy=not no_tidy, dry_run=dry_run
+        project, name, extension_points, keep_edited=keep_edited, tidy=not no_tidy, dry_run=dry_run, progress=say
     )
     plugin = result.plugin
     headline = f"Plugin {plugin.name} ({', '.join(plugin.extension_points)}) in pkg/{plugin.package}"
-    report(headline, result.changed, [c.path for c in result.kept], dry_run)
+    report(headline, result.changed, [c.path for c in result.kept], dry_run, result.not_recreated, result.notices)
+
+
+POINT_EPILOG = """Examples:
+
+  kplugin add extension-point GpuAware reserve
+
+  kplugin add extension-point GpuAware prescore,permit --project ./gpu-aware --dry-run
+"""
+
+
+@add_app.command("extension-point", epilog=POINT_EPILOG)
+def extension_point(
+    plugin: Annotated[str, typer.Argument(help="The plugin (its name in kplugin.yaml).")],
+    points: Annotated[str, typer.Argument(help="Extension point(s) to add, comma-separated: reserve, permit, ...")],
+    project_dir: Annotated[Path, typer.Option("--project", "-p", help="The project directory.")] = Path("."),
+    keep_edited: KeepEdited = False,
+    no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy.")] = False,
+    dry_run: DryRun = False,
+) -> None:
+    """Add an extension point to a plugin: its adapter, the configuration and a stub."""
+    from kplugin import addplugin
+    from kplugin import project as projects
+    from kplugin.cli.console import note, say
+
+    project = projects.load(project_dir)
+    result = addplugin.add_extension_points(
+        project, plugin, points, keep_edited=keep_edited, tidy=not no_tidy, dry_run=dry_run, progress=say
+    )
+    for point, where in result.found_in_code.items():
+        note(f"{point}: the code already has it ({where}); no stub written")
+    updated = result.plugin
+    headline = f"Plugin {updated.name} at {', '.join(updated.extension_points)}"
+    report(headline, result.changed, [c.path for c in result.kept], dry_run, result.not_recreated, result.notices)

@@ -43,7 +43,7 @@ def doctor(
 
         table = Table("severity", "check", "where", "what / why / fix", show_lines=True)
         for f in findings:
-            colour = "red" if f.severity == core.ERROR else "yellow"
+            colour = {core.ERROR: "red", core.WARNING: "yellow"}.get(f.severity, "blue")
             table.add_row(f"[{colour}]{f.severity}[/]", f.check, f.where, f"{f.what}\nwhy: {f.why}\nfix: {f.fix}")
         print_table(table)
     else:
@@ -52,7 +52,12 @@ def doctor(
                 f"{f.where}: {f.severity}: [{f.check}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n" for f in findings
             )
         )
-    warnings = len(findings) - errors
-    say(f"doctor: {errors} error(s), {warnings} warning(s) for Kubernetes {target.version}")
+    warnings = sum(f.severity == core.WARNING for f in findings)
+    notes = len(findings) - errors - warnings
+    say(
+        f"doctor: {errors} error(s), {warnings} warning(s)"
+        + (f", {notes} note(s)" if notes else "")
+        + f" for Kubernetes {target.version}"
+    )
     if errors:
         raise typer.Exit(1)

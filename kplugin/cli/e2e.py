@@ -34,7 +34,7 @@ def e2e(
     from kplugin import build, controlplane
     from kplugin import e2e as core
     from kplugin import project as projects
-    from kplugin.cli.console import out, say, status
+    from kplugin.cli.console import note, out, say, status
     from kplugin.errors import UsageError
 
     project = projects.load(path)
@@ -42,14 +42,18 @@ def e2e(
         raise UsageError(f"--timeout {timeout:g}: must be from 1 to 3600 seconds")
     if not 0 <= verbosity <= 10:
         raise UsageError(f"--scheduler-v {verbosity}: must be from 0 to 10")
-    inputs = core.prepare(project, scenario, args_file, admin)  # all checked before anything is built
+    inputs = core.prepare(project, scenario, args_file, admin, say)  # all checked before anything is built
+    for notice in inputs.notices:
+        note(notice)
     controlplane.etcd_binary()  # fail before building anything when etcd is missing
     with status(f"e2e: {project.name} on Kubernetes {project.version}…") as progress:
         progress("building the scheduler (go build, incremental)")
         built = build.build(build.BuildRequest(project=project, builder="local"), progress, ("local", "e2e"))
+        scheduler = Path(built.binaries[0].path)
+        core.check_config(inputs, scheduler)  # the scheduler's own verdict, before anything starts
         apiserver = controlplane.apiserver_binary(project, progress)
         options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity)
-        outcome = core.run(inputs, Path(built.binaries[0].path), apiserver, options, progress)
+        outcome = core.run(inputs, scheduler, apiserver, options, progress)
     if as_json:
         out(json.dumps(core.as_json(outcome), indent=2) + "\n")
     else:

@@ -86,7 +86,9 @@ def render_config(
         percentage_of_nodes_to_score=percentage,
         kubeconfig=kubeconfig,
     )
-    config = render.build_config(request)
+    config = render.build_config(request, say)
+    for notice in request.notices:
+        note(notice)
     text = render.merge(merge, config) if merge is not None else render.render(config, project, fmt)
     if validate:
         scheduler = checked_binary or project.root / "bin" / "kube-scheduler"

@@ -31,7 +31,7 @@ def upgrade(
     """Move the project to another Kubernetes version, keeping the plugin code as it is."""
     from kplugin import project as projects
     from kplugin import upgrade as core
-    from kplugin.cli.console import note, out, say, status
+    from kplugin.cli.console import out, say, status
     from kplugin.errors import UsageError
     from kplugin.versions import resolve
 
@@ -39,7 +39,7 @@ def upgrade(
         raise UsageError("missing --k8s; e.g. kplugin upgrade --k8s 1.37 (kplugin versions lists them)")
     project = projects.load(path)
     target = resolve(k8s)
-    prepared = core.prepare(project, target, keep_edited=keep_edited)
+    prepared = core.prepare(project, target, keep_edited=keep_edited, progress=say)
     with status(f"upgrading {project.root.name} from Kubernetes {project.version} to {target.version}…"):
         result = core.upgrade(prepared, tidy=not no_tidy, dry_run=dry_run)
     if as_json:
@@ -49,11 +49,17 @@ def upgrade(
             "dry_run": dry_run,
             "changed": [str(p) for p in result.changed],
             "kept_edited": [str(c.path) for c in result.kept],
+            "not_recreated": [str(p) for p in result.not_recreated],
         }
         out(json.dumps(payload, indent=2) + "\n")
         return
-    for notice in result.notices:
-        note(notice)
-    report(f"Kubernetes {result.old} → {result.new}", result.changed, [c.path for c in result.kept], dry_run)
+    report(
+        f"Kubernetes {result.old} → {result.new}",
+        result.changed,
+        [c.path for c in result.kept],
+        dry_run,
+        result.not_recreated,
+        result.notices,
+    )
     if not result.changed:
         say("nothing to change: the project is already generated for this version")

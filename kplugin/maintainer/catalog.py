@@ -58,6 +58,17 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
     ],
     "max_score": [("1.28", "MaxNodeScore", ""), ("1.36", "MaxScore", "MaxNodeScore deprecated for MaxScore")],
     "permit_results": [("1.28", 1, ""), ("1.36", 2, "RunPermitPlugins also returns wait times")],
+    # where the scheduler's own pod-requests helper lives (init and sidecar containers,
+    # overhead, pod-level resources): k8s.io/kubernetes/pkg/api/v1/resource up to 1.31
+    "pod_requests": [
+        ("1.28", "kubernetes", ""),
+        ("1.32", "component-helpers", "PodRequests moves to k8s.io/component-helpers/resource"),
+    ],
+    # deepcopy-gen (make generate): its flags (gengo v1, then v2 from code-generator 1.30),
+    # and the code-generator to run where the minor's own does not build with today's Go
+    # (1.30 and 1.31 pin a golang.org/x/tools that Go 1.26 refuses; 1.32's writes the same)
+    "deepcopy_flags": [("1.28", "gengo", ""), ("1.30", "gengo-v2", "")],
+    "deepcopy_tool": [("1.28", "", ""), ("1.30", "v0.32.13", ""), ("1.32", "", "")],
 }
 # Minors whose sources the facts above were checked against; a newer minor the proxy
 # serves is catalogued as data only (no templates) until someone checks it.

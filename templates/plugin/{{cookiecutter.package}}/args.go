@@ -1,5 +1,6 @@
 {% set c = cookiecutter %}
 {% set P = c.plugin_name %}
+{% if cookiecutter.args %}
 package {{ c.package }}
 
 import (
@@ -23,7 +24,8 @@ import (
 //	    nodeLabel: example.com/accelerator
 //	    resourceName: nvidia.com/gpu
 //
-// After changing the fields, update zz_generated.deepcopy.go (make generate).
+// After changing the fields, run make generate: deepcopy-gen rewrites
+// zz_generated.deepcopy.go (a slice, map or pointer field needs a real deep copy).
 //
 // +k8s:deepcopy-gen=true
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -96,3 +98,4 @@ func decodeStrict(raw []byte, into *{{ P }}Args) error {
 	}
 	return utilerrors.NewAggregate(strict)
 }
+{% endif %}

@@ -1,4 +1,5 @@
 {% set P = cookiecutter.plugin_name %}
+{% if cookiecutter.args %}
 package {{ cookiecutter.package }}
 
 import (
@@ -65,3 +66,4 @@ func TestArgsDeepCopy(t *testing.T) {
 		t.Fatalf("DeepCopyObject gave %#v", out)
 	}
 }
+{% endif %}

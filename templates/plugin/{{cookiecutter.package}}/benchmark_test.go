@@ -24,7 +24,7 @@ func benchHarness(b *testing.B, others ...schedtest.Plugin) (*schedtest.Harness,
 		nodes = append(nodes, schedtest.Node(name, map[v1.ResourceName]string{v1.ResourceCPU: "16"}, map[string]string{poolLabel: "a"}))
 		pods = append(pods, schedtest.Pod("used-"+name, name, map[v1.ResourceName]string{v1.ResourceCPU: fmt.Sprintf("%dm", i*100)}))
 	}
-	plugin := schedtest.Plugin{Name: Name, Factory: New, Args: "nodeLabel: " + poolLabel, Extensions: extensions}
+	plugin := schedtest.Plugin{Name: Name, Factory: New, Args: {{ '"nodeLabel: " + poolLabel' if c.args else '""' }}, Extensions: extensions}
 	h, err := schedtest.New(context.Background(), nodes, pods, append([]schedtest.Plugin{plugin}, others...)...)
 	if err != nil {
 		b.Fatal(err)
@@ -57,7 +57,12 @@ func BenchmarkScore(b *testing.B) {
 	h, names := benchHarness(b)
 	ctx := context.Background()
 	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
-	state := h.NewCycleState()
+	state, _ := h.Filter(ctx, pod)
+{% if c.prescore %}
+	if _, status := h.Score(ctx, state, pod, names...); !status.IsSuccess() { // PreScore fills CycleState
+		b.Fatal(status.AsError())
+	}
+{% endif %}
 	score := h.ScoreFunc(Name)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -27,9 +27,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	resourcehelper "k8s.io/component-helpers/resource"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	podresource "k8s.io/kubernetes/pkg/api/v1/resource"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"{{ c.module }}/internal/fw"
@@ -55,7 +57,9 @@ const HoldAnnotation = "example.com/hold"
 {% endif %}
 type {{ P }} struct {
 	handle {{ T.Handle }}
+{% if c.args %}
 	args   {{ P }}Args
+{% endif %}
 }
 
 // Compile-time checks that the plugin implements its extension points.
@@ -64,6 +68,7 @@ var _ {{ T[point.interface] }} = &{{ P }}{}
 {% endfor %}
 {% if native %}
 
+{% if c.args %}
 // New builds the plugin from its pluginConfig args (nil when the config has none).
 func New({% if S.factory_ctx %}_ context.Context, {% endif %}obj runtime.Object, h {{ T.Handle }}) ({{ T.Plugin }}, error) {
 	args, err := DecodeArgs(obj)
@@ -73,7 +78,14 @@ func New({% if S.factory_ctx %}_ context.Context, {% endif %}obj runtime.Object,
 	return &{{ P }}{handle: h, args: *args}, nil
 }
 {% else %}
+// New builds the plugin; it takes no args.
+func New({% if S.factory_ctx %}_ context.Context, {% endif %}_ runtime.Object, h {{ T.Handle }}) ({{ T.Plugin }}, error) {
+	return &{{ P }}{handle: h}, nil
+}
+{% endif %}
+{% else %}
 
+{% if c.args %}
 // NewPlugin builds the plugin from its decoded, defaulted and validated args. The
 // generated New (zz_generated.adapter.go) decodes the pluginConfig args and calls it.
 // Set up what the plugin needs here: informers from h.SharedInformerFactory(), a client
@@ -81,6 +93,14 @@ func New({% if S.factory_ctx %}_ context.Context, {% endif %}obj runtime.Object,
 func NewPlugin(_ context.Context, h {{ T.Handle }}, args *{{ P }}Args) (*{{ P }}, error) {
 	return &{{ P }}{handle: h, args: *args}, nil
 }
+{% else %}
+// NewPlugin builds the plugin; the generated New (zz_generated.adapter.go) calls it.
+// Set up what the plugin needs here: informers from h.SharedInformerFactory(), a client
+// from h.ClientSet().
+func NewPlugin(_ context.Context, h {{ T.Handle }}) (*{{ P }}, error) {
+	return &{{ P }}{handle: h}, nil
+}
+{% endif %}
 {% endif %}
 
 // Name returns the name the plugin is registered under.
@@ -152,22 +172,24 @@ func (pl *{{ P }}) RemovePod(_ context.Context, _ {{ T.CycleState }}, _ *v1.Pod,
 	return nil
 }
 {% endif %}
-{% if uses_demand %}
-
-// demand returns how much of Args.ResourceName the pod requests, from CycleState when
-// PreFilter or PreScore already computed it.
-func (pl *{{ P }}) demand(state {{ T.CycleState }}, pod *v1.Pod) int64 {
 {% if uses_state %}
-	if state != nil {
-		if data, err := state.Read(stateKey); err == nil {
-			if s, ok := data.(*demandState); ok {
-				return s.amount
-			}
-		}
+
+// demand returns the pod's demand that PreFilter or PreScore wrote into CycleState.
+// Missing state is an error, as in the scheduler's own plugins: it means the plugin is
+// not enabled at the point that writes it, and recomputing would hide that.
+func demand(state {{ T.CycleState }}) (int64, error) {
+	data, err := state.Read(stateKey)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s from CycleState: %w", stateKey, err)
 	}
-{% endif %}
-	return podRequest(pod, pl.args.ResourceName)
+	s, ok := data.(*demandState)
+	if !ok {
+		return 0, fmt.Errorf("%s in CycleState holds %T, not *demandState", stateKey, data)
+	}
+	return s.amount, nil
 }
+{% endif %}
+{% if uses_demand %}
 
 // free returns how much of Args.ResourceName the node has left.
 func (pl *{{ P }}) free(nodeInfo {{ T.NodeInfo }}) int64 {
@@ -190,7 +212,14 @@ func (pl *{{ P }}) Filter(_ context.Context, state {{ T.CycleState }}, pod *v1.P
 				fmt.Sprintf("node %s does not have label %s", node.Name, key))
 		}
 	}
-	want := pl.demand(state, pod)
+{% if c.prefilter %}
+	want, err := demand(state)
+	if err != nil {
+		return {{ T.AsStatus }}(err)
+	}
+{% else %}
+	want := podRequest(pod, pl.args.ResourceName)
+{% endif %}
 	if want == 0 {
 		return nil
 	}
@@ -254,7 +283,15 @@ func (pl *{{ P }}) Score(_ context.Context, state {{ T.CycleState }}, pod *v1.Po
 {% else %}
 func (pl *{{ P }}) Score(_ context.Context, state {{ T.CycleState }}, pod *v1.Pod, nodeInfo {{ T.NodeInfo }}) (int64, *{{ T.Status }}) {
 {% endif %}
-	left := pl.free(nodeInfo) - pl.demand(state, pod)
+{% if uses_state %}
+	want, err := demand(state)
+	if err != nil {
+		return 0, {{ T.AsStatus }}(err)
+	}
+{% else %}
+	want := podRequest(pod, pl.args.ResourceName)
+{% endif %}
+	left := pl.free(nodeInfo) - want
 	if left < 0 {
 		left = 0
 	}
@@ -321,15 +358,15 @@ func (pl *{{ P }}) Permit(ctx context.Context, _ {{ T.CycleState }}, pod *v1.Pod
 // PreBindPreFlight tells the scheduler, cheaply, whether PreBind has work for this
 // pod: Skip for pods that request none of Args.ResourceName (nothing to prepare).
 {% if native and S.prebind_preflight == "status" %}
-func (pl *{{ P }}) PreBindPreFlight(_ context.Context, state {{ T.CycleState }}, pod *v1.Pod, _ string) *{{ T.Status }} {
-	if pl.demand(state, pod) == 0 {
+func (pl *{{ P }}) PreBindPreFlight(_ context.Context, _ {{ T.CycleState }}, pod *v1.Pod, _ string) *{{ T.Status }} {
+	if podRequest(pod, pl.args.ResourceName) == 0 {
 		return {{ T.NewStatus }}({{ T.Skip }})
 	}
 	return nil
 }
 {% else %}
-func (pl *{{ P }}) PreBindPreFlight(_ context.Context, state {{ T.CycleState }}, pod *v1.Pod, _ string) (*{{ T.PreBindPreFlightResult }}, *{{ T.Status }}) {
-	if pl.demand(state, pod) == 0 {
+func (pl *{{ P }}) PreBindPreFlight(_ context.Context, _ {{ T.CycleState }}, pod *v1.Pod, _ string) (*{{ T.PreBindPreFlightResult }}, *{{ T.Status }}) {
+	if podRequest(pod, pl.args.ResourceName) == 0 {
 		return nil, {{ T.NewStatus }}({{ T.Skip }})
 	}
 	return nil, nil
@@ -395,40 +432,25 @@ func (pl *{{ P }}) EventsToRegister(_ context.Context) ([]{{ T.ClusterEventWithH
 {% endif %}
 {% if uses_demand %}
 
-// podRequest is what the pod asks of resource: the larger of its containers' sum and
-// its largest init container, plus pod overhead, in the units Allocatable uses.
+// podRequest is what the pod asks of resource, in the units Allocatable uses, counted
+// as the scheduler counts it ({{ T.PodRequests }}: init and sidecar containers, overhead).
 func podRequest(pod *v1.Pod, resource v1.ResourceName) int64 {
 	if resource == v1.ResourcePods {
 		return 1
 	}
-	value := func(list v1.ResourceList) int64 {
-		q, ok := list[resource]
-		if !ok {
-			return 0
-		}
-		if resource == v1.ResourceCPU {
-			return q.MilliValue()
-		}
-		return q.Value()
+	q, ok := {{ T.PodRequests }}(pod)[resource]
+	if !ok {
+		return 0
 	}
-	var sum, initMax int64
-	for i := range pod.Spec.Containers {
-		sum += value(pod.Spec.Containers[i].Resources.Requests)
+	if resource == v1.ResourceCPU {
+		return q.MilliValue()
 	}
-	for i := range pod.Spec.InitContainers {
-		if v := value(pod.Spec.InitContainers[i].Resources.Requests); v > initMax {
-			initMax = v
-		}
-	}
-	if initMax > sum {
-		sum = initMax
-	}
-	return sum + value(pod.Spec.Overhead)
+	return q.Value()
 }
 {% endif %}
 {% if native %}
 {% set helpers = [] %}
-{% if uses_demand %}{% set helpers = helpers + ["Allocatable", "Requested"] %}{% endif %}
+{% if uses_demand %}{% set helpers = helpers + ["Allocatable", "Requested", "PodRequests"] %}{% endif %}
 {% if c.queuesort %}{% set helpers = helpers + ["QueuedPriority", "QueuedSince"] %}{% endif %}
 {% if c.postfilter %}{% set helpers = helpers + ["ListNodes"] %}{% endif %}
 {% if c.permit or c.prebind or (c.score and S.score_node_arg == "nodeName") %}{% set helpers = helpers + ["LookupNode"] %}{% endif %}

@@ -48,6 +48,7 @@ func cluster() ([]*v1.Node, []*v1.Pod) {
 	return nodes, pods
 }
 
+{% if c.args %}
 func TestNewRejectsInvalidArgs(t *testing.T) {
 	nodes, pods := cluster()
 	for name, args := range map[string]string{
@@ -64,6 +65,7 @@ func TestNewRejectsInvalidArgs(t *testing.T) {
 		})
 	}
 }
+{% endif %}
 {% if c.preenqueue %}
 
 func TestPreEnqueue(t *testing.T) {
@@ -276,7 +278,7 @@ func TestNormalizeScore(t *testing.T) {
 
 func TestBindingCycle(t *testing.T) {
 	nodes, pods := cluster()
-	h := newHarness(t, "nodeLabel: "+poolLabel, nodes, pods...)
+	h := newHarness(t, {{ '"nodeLabel: "+poolLabel' if c.args else '""' }}, nodes, pods...)
 	ctx := context.Background()
 	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "100m"})
 	state, _ := h.Filter(ctx, pod)

@@ -30,11 +30,16 @@ func New({% if S.factory_ctx %}ctx context.Context, {% endif %}obj runtime.Objec
 {% if not S.factory_ctx %}
 	ctx := context.Background() // Kubernetes {{ c.k8s_minor }} passes no context to plugin factories
 {% endif %}
+{% if c.args %}
 	args, err := DecodeArgs(obj)
 	if err != nil {
 		return nil, err
 	}
 	pl, err := NewPlugin(ctx, h, args)
+{% else %}
+	_ = obj // the plugin takes no args
+	pl, err := NewPlugin(ctx, h)
+{% endif %}
 	if err != nil {
 		return nil, err
 	}

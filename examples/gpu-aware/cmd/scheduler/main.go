@@ -15,6 +15,16 @@ import (
 )
 
 func main() {
-	command := app.NewSchedulerCommand(registry.Options()...)
+	command := app.NewSchedulerCommand(options()...)
 	os.Exit(cli.Run(command))
+}
+
+// options returns one app.WithPlugin option per registered plugin, in name order.
+func options() []app.Option {
+	names := registry.Names()
+	opts := make([]app.Option, 0, len(names))
+	for _, name := range names {
+		opts = append(opts, app.WithPlugin(name, registry.Factory(name)))
+	}
+	return opts
 }

@@ -16,6 +16,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	podresource "k8s.io/kubernetes/pkg/api/v1/resource"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
@@ -183,6 +184,19 @@ func ListNodes(h Handle) ([]NodeInfo, error) {
 // QueuedPriority returns the priority of a queued pod (or, from 1.37, pod group).
 func QueuedPriority(q QueuedInfo) int32 {
 	return corev1helpers.PodPriority(q.Pod)
+}
+
+// QueuedPod returns the pod of a queue entry: nil for an entry that is not a pod
+// (from Kubernetes 1.37 the queue may hold pod groups, with the GenericWorkload gate).
+func QueuedPod(q QueuedInfo) *v1.Pod {
+	return q.Pod
+}
+
+// PodRequests returns what the pod requests, as the scheduler counts it: the largest
+// of its init containers and the sum of the others, sidecars and pod overhead included
+// (and pod-level resources, where this Kubernetes version has them).
+func PodRequests(pod *v1.Pod) v1.ResourceList {
+	return podresource.PodRequests(pod, podresource.PodResourcesOptions{})
 }
 
 // QueuedSince returns when the entry was added to the scheduling queue.

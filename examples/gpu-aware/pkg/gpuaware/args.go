@@ -21,7 +21,8 @@ import (
 //	    nodeLabel: example.com/accelerator
 //	    resourceName: nvidia.com/gpu
 //
-// After changing the fields, update zz_generated.deepcopy.go (make generate).
+// After changing the fields, run make generate: deepcopy-gen rewrites
+// zz_generated.deepcopy.go (a slice, map or pointer field needs a real deep copy).
 //
 // +k8s:deepcopy-gen=true
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

@@ -53,7 +53,7 @@ func BenchmarkScore(b *testing.B) {
 	h, names := benchHarness(b)
 	ctx := context.Background()
 	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
-	state := h.NewCycleState()
+	state, _ := h.Filter(ctx, pod)
 	score := h.ScoreFunc(Name)
 	b.ReportAllocs()
 	b.ResetTimer()

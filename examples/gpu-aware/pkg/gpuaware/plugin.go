@@ -78,17 +78,19 @@ func (pl *GpuAware) RemovePod(_ context.Context, _ fw.CycleState, _ *v1.Pod, _ f
 	return nil
 }
 
-// demand returns how much of Args.ResourceName the pod requests, from CycleState when
-// PreFilter or PreScore already computed it.
-func (pl *GpuAware) demand(state fw.CycleState, pod *v1.Pod) int64 {
-	if state != nil {
-		if data, err := state.Read(stateKey); err == nil {
-			if s, ok := data.(*demandState); ok {
-				return s.amount
-			}
-		}
+// demand returns the pod's demand that PreFilter or PreScore wrote into CycleState.
+// Missing state is an error, as in the scheduler's own plugins: it means the plugin is
+// not enabled at the point that writes it, and recomputing would hide that.
+func demand(state fw.CycleState) (int64, error) {
+	data, err := state.Read(stateKey)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s from CycleState: %w", stateKey, err)
 	}
-	return podRequest(pod, pl.args.ResourceName)
+	s, ok := data.(*demandState)
+	if !ok {
+		return 0, fmt.Errorf("%s in CycleState holds %T, not *demandState", stateKey, data)
+	}
+	return s.amount, nil
 }
 
 // free returns how much of Args.ResourceName the node has left.
@@ -110,7 +112,10 @@ func (pl *GpuAware) Filter(_ context.Context, state fw.CycleState, pod *v1.Pod, 
 				fmt.Sprintf("node %s does not have label %s", node.Name, key))
 		}
 	}
-	want := pl.demand(state, pod)
+	want, err := demand(state)
+	if err != nil {
+		return fw.AsStatus(err)
+	}
 	if want == 0 {
 		return nil
 	}
@@ -124,7 +129,11 @@ func (pl *GpuAware) Filter(_ context.Context, state fw.CycleState, pod *v1.Pod, 
 // Score returns how much of Args.ResourceName the node would have left after placing
 // the pod. The raw amount is mapped onto [MinNodeScore, MaxNodeScore] by NormalizeScore.
 func (pl *GpuAware) Score(_ context.Context, state fw.CycleState, pod *v1.Pod, nodeInfo fw.NodeInfo) (int64, *fw.Status) {
-	left := pl.free(nodeInfo) - pl.demand(state, pod)
+	want, err := demand(state)
+	if err != nil {
+		return 0, fw.AsStatus(err)
+	}
+	left := pl.free(nodeInfo) - want
 	if left < 0 {
 		left = 0
 	}
@@ -153,33 +162,18 @@ func (pl *GpuAware) NormalizeScore(_ context.Context, _ fw.CycleState, _ *v1.Pod
 	return nil
 }
 
-// podRequest is what the pod asks of resource: the larger of its containers' sum and
-// its largest init container, plus pod overhead, in the units Allocatable uses.
+// podRequest is what the pod asks of resource, in the units Allocatable uses, counted
+// as the scheduler counts it (fw.PodRequests: init and sidecar containers, overhead).
 func podRequest(pod *v1.Pod, resource v1.ResourceName) int64 {
 	if resource == v1.ResourcePods {
 		return 1
 	}
-	value := func(list v1.ResourceList) int64 {
-		q, ok := list[resource]
-		if !ok {
-			return 0
-		}
-		if resource == v1.ResourceCPU {
-			return q.MilliValue()
-		}
-		return q.Value()
+	q, ok := fw.PodRequests(pod)[resource]
+	if !ok {
+		return 0
 	}
-	var sum, initMax int64
-	for i := range pod.Spec.Containers {
-		sum += value(pod.Spec.Containers[i].Resources.Requests)
+	if resource == v1.ResourceCPU {
+		return q.MilliValue()
 	}
-	for i := range pod.Spec.InitContainers {
-		if v := value(pod.Spec.InitContainers[i].Resources.Requests); v > initMax {
-			initMax = v
-		}
-	}
-	if initMax > sum {
-		sum = initMax
-	}
-	return sum + value(pod.Spec.Overhead)
+	return q.Value()
 }

@@ -20,8 +20,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
+	podresource "k8s.io/kubernetes/pkg/api/v1/resource"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
@@ -144,11 +146,7 @@ type PreBindPreFlightResult struct {
 {% endif %}
 {{ go.helpers(
     {"NodeInfo": "NodeInfo", "PodInfo": "PodInfo", "QueuedInfo": "QueuedInfo", "Handle": "Handle"},
-    {"PodsOn": "PodsOn", "PodOf": "PodOf", "Allocatable": "Allocatable", "Requested": "Requested",
-     "LookupNode": "LookupNode", "ListNodes": "ListNodes", "QueuedPriority": "QueuedPriority",
-     "QueuedSince": "QueuedSince"},
-    S,
-    ["PodsOn", "PodOf", "Allocatable", "Requested", "LookupNode", "ListNodes", "QueuedPriority", "QueuedSince"]) }}
+    c._helpers, S, c._helpers) }}
 // The extension points as this project's plugins implement them on every Kubernetes
 // version. A plugin asserts them at compile time (var _ fw.FilterPlugin = &X{}); its
 // zz_generated.adapter.go turns them into the framework interfaces of Kubernetes {{ c.k8s_minor }}.

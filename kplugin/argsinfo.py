@@ -1,0 +1,293 @@
+"""What a project's plugins take as args, learned from the project's own Go code.
+
+The plugin's Go code is the one source of truth for its Args: their fields, their
+defaults, what is valid. kplugin learns them by building a small Go program
+(``templates/_go/argsinfo.go``) against the project, outside its tree (through
+``go build -overlay``), that calls each plugin's own args decoder (the one its
+register.go passes to ``registry.RegisterArgs``): given no args it returns the
+defaults, given the user's args it returns them defaulted and validated, or the
+decoder's own error, exactly as the plugin's factory would in kube-scheduler.
+
+The program is cached by a hash of the project's Go sources, go.mod and go.sum, so it
+is built once per change of the code (seconds with Go's build cache warm).
+
+Where the program cannot be built here (no Go, or no go.sum: a project made with
+``--no-tidy``), kplugin still knows the defaults of Args it generated itself, as long as
+the plugin's args.go is byte for byte what it generated; otherwise the user's args are
+used as written, and the caller is told why they were not checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from kplugin import proc, safefs, yamlio
+from kplugin.errors import OperationError, ToolError, UsageError
+from kplugin.project import Project
+from kplugin.spec import PluginSpec
+
+ARGS_DIR = PurePosixPath("config/args")
+_PROGRAM_DIR = "internal/kplugin-argsinfo"  # where the program appears to go build; never on disk
+Progress = Callable[[str], None]
+
+
+def args_file(plugin: PluginSpec) -> PurePosixPath:
+    """The user's args for a plugin: config/args/<package>.yaml (theirs, never rewritten)."""
+    return ARGS_DIR / f"{plugin.package}.yaml"
+
+
+@dataclass(frozen=True)
+class ArgField:
+    name: str
+    type: str
+    go: str
+    fields: tuple[ArgField, ...] = ()
+    elem: ArgField | None = None
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> ArgField:
+        return cls(
+            name=str(raw.get("name", "")),
+            type=str(raw.get("type", "")),
+            go=str(raw.get("go", "")),
+            fields=tuple(cls.from_json(f) for f in raw.get("fields") or ()),
+            elem=cls.from_json(raw["elem"]) if raw.get("elem") else None,
+        )
+
+
+@dataclass(frozen=True)
+class PluginArgs:
+    """One plugin's Args as its Go code has them."""
+
+    takes_args: bool
+    type_name: str = ""
+    fields: tuple[ArgField, ...] = ()
+    defaults: dict[str, Any] | None = None
+    defaults_error: str | None = None
+    decoded: dict[str, Any] | None = None  # the args checked, defaulted by the plugin
+    error: str | None = None  # the plugin's decoder's error for the args checked
+
+
+class Unavailable(Exception):
+    """The Go code cannot be run here; the message says why."""
+
+
+def _sources_digest(root: Path, module: str, packages: list[str], program: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in (program, module.encode(), "\0".join(packages).encode()):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    go = shutil.which("go")
+    if go is not None:
+        stat = os.stat(go)
+        digest.update(f"{go}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    files = [root / "go.mod", root / "go.sum"]
+    for top in ("pkg", "internal"):
+        base = root / top
+        if base.is_dir() and not base.is_symlink():
+            for directory, dirs, names in os.walk(base):
+                dirs.sort()
+                sources = [n for n in sorted(names) if n.endswith(".go") and not n.endswith("_test.go")]
+                files += [Path(directory) / n for n in sources]
+    for path in files:
+        relative = path.relative_to(root).as_posix()
+        data = safefs.read_project_file(root, relative) or b""
+        digest.update(relative.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def _program(project: Project) -> bytes:
+    from jinja2 import Environment, StrictUndefined
+
+    from kplugin.templating import templates_root
+
+    source = (templates_root() / "_go" / "argsinfo.go").read_text()
+    env = Environment(undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    packages = sorted(p.package for p in project.plugins)
+    return env.from_string(source).render(module=project.module, packages=packages).encode()
+
+
+@contextmanager
+def _binary(project: Project, progress: Progress) -> Iterator[Path]:
+    """The argsinfo program for the project's code as it is now, built when needed (in
+    kplugin's cache; with the cache off, in a directory removed afterwards)."""
+    from kplugin import cache
+
+    root = project.root
+    if proc.which("go") is None:
+        raise Unavailable("Go is not on PATH")
+    if safefs.lstat_mode(root / "go.sum") is None:
+        raise Unavailable(f"{root / 'go.sum'} is missing (run go mod tidy)")
+    program = _program(project)
+    key = _sources_digest(root, project.module, sorted(p.package for p in project.plugins), program)
+    home = cache.directory("argsinfo")
+    if home is None:
+        with tempfile.TemporaryDirectory(prefix="kplugin-argsinfo-") as own:
+            yield _build(root, program, Path(own) / "argsinfo", progress)
+        return
+    binary = home / key[:40] / "argsinfo"
+    if not binary.is_file():
+        _prune(home)
+        _build(root, program, binary, progress)
+    yield binary
+
+
+def _build(root: Path, program: bytes, binary: Path, progress: Progress) -> Path:
+    from kplugin import golang
+
+    progress("reading the plugins' Args from the Go code (go build, once per change of the code)")
+    with tempfile.TemporaryDirectory(prefix="kplugin-argsinfo-src-") as tmp:
+        main = Path(tmp) / "main.go"
+        main.write_bytes(program)
+        overlay = Path(tmp) / "overlay.json"
+        overlay.write_text(json.dumps({"Replace": {str(root / _PROGRAM_DIR / "main.go"): str(main)}}))
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        partial = binary.parent / f".argsinfo-{os.getpid()}"
+        try:
+            proc.run(
+                ["go", "build", "-overlay", str(overlay), "-o", str(partial), f"./{_PROGRAM_DIR}"],
+                cwd=root,
+                env={"GOFLAGS": "-mod=readonly", "CGO_ENABLED": "0", "GOWORK": "off"},
+                what="go build (the plugins' Args)",
+            )
+            os.replace(partial, binary)
+        except ToolError as err:
+            raise golang.compile_failure(err) from err
+        finally:
+            partial.unlink(missing_ok=True)
+    return binary
+
+
+def _prune(base: Path, keep: int = 6) -> None:
+    """Keep the newest builds only (each is tens of MB; one per change of the code)."""
+    builds = sorted((p for p in base.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in builds[keep - 1 :]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def learn(
+    project: Project, to_check: Mapping[str, Any] | None = None, progress: Progress = lambda _: None
+) -> dict[str, PluginArgs]:
+    """Each registered plugin's Args, and what its decoder makes of ``to_check`` (args by
+    plugin name). Raises Unavailable when the Go code cannot be run here, and
+    OperationError when it does not compile."""
+    try:
+        payload = json.dumps(dict(to_check or {}))
+    except (TypeError, ValueError) as err:
+        raise UsageError(f"args must be plain data (strings, numbers, lists, mappings): {err}") from None
+    with _binary(project, progress) as binary:
+        try:
+            output = proc.run([str(binary)], stdin=payload, what="the plugins' args decoder", timeout=60, merge=False)
+        except ToolError as err:
+            raise OperationError(f"{err.summary}: {err.tail.splitlines()[-1] if err.tail else 'no output'}") from err
+    raw = json.loads(output)
+    return {
+        name: PluginArgs(
+            takes_args=bool(report.get("args")),
+            type_name=str(report.get("type") or ""),
+            fields=tuple(ArgField.from_json(f) for f in report.get("fields") or ()),
+            defaults=report.get("defaults"),
+            defaults_error=report.get("defaultsError"),
+            decoded=report.get("decoded"),
+            error=report.get("error"),
+        )
+        for name, report in sorted(raw.items())
+    }
+
+
+# --- the args a configuration carries --------------------------------------------------
+
+
+def read_args_file(project: Project, plugin: PluginSpec) -> dict[str, Any] | None:
+    """config/args/<package>.yaml as a mapping, None when there is none."""
+    relative = args_file(plugin)
+    data = safefs.read_project_file(project.root, relative.as_posix(), safefs.SMALL_FILE)
+    if data is None:
+        return None
+    where = str(project.root / relative)
+    value = yamlio.parse(safefs.decode(data, "args file", project.root / relative), where)
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise UsageError(f"{where} must be a mapping of {plugin.name}'s args fields")
+    return value
+
+
+@dataclass
+class ResolvedArgs:
+    """The pluginConfig args of a rendered configuration, by plugin (no entry: the
+    plugin takes no args), and notes for the user."""
+
+    args: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+    checked: bool = False  # decoded by the plugins' own Go code
+
+
+def resolve(
+    project: Project,
+    given: Mapping[str, Any] | None = None,
+    *,
+    source: str = "",
+    generated_defaults: Callable[[PluginSpec], dict[str, Any] | None] | None = None,
+    progress: Progress = lambda _: None,
+    run_go: bool = True,
+) -> ResolvedArgs:
+    """Each plugin's args for a configuration: ``given`` (by plugin, e.g. from --args,
+    named ``source`` in errors) or else the plugin's args file, decoded and defaulted
+    by the plugin's own Go code. ``generated_defaults`` returns the defaults of Args
+    kplugin generated, where the code is still exactly what it generated (used when Go
+    cannot run)."""
+    user: dict[str, tuple[dict[str, Any], str]] = {}
+    for plugin in project.plugins:
+        if given is not None and plugin.name in given:
+            user[plugin.name] = (dict(given[plugin.name] or {}), source)
+        else:
+            from_file = read_args_file(project, plugin)
+            if from_file is not None:
+                user[plugin.name] = (from_file, str(project.root / args_file(plugin)))
+    unknown = sorted(set(given or {}) - {p.name for p in project.plugins})
+    if unknown:
+        raise UsageError(f"{source}: no plugin {unknown[0]!r} in this project")
+    result = ResolvedArgs()
+    try:
+        if not run_go:
+            raise Unavailable("not asked to run Go")
+        learned = learn(project, {p.name: user.get(p.name, ({}, ""))[0] for p in project.plugins}, progress)
+    except Unavailable as why:
+        for plugin in project.plugins:
+            values, _ = user.get(plugin.name, ({}, ""))
+            defaults = generated_defaults(plugin) if generated_defaults is not None else None
+            if defaults is not None:
+                result.args[plugin.name] = {**defaults, **values}
+            elif plugin.name in user:
+                result.args[plugin.name] = values
+        if run_go and any(values for values, _ in user.values()):
+            result.notices.append(f"args not checked against the plugins' Go code ({why}): used as written")
+        return result
+    result.checked = True
+    for plugin in project.plugins:
+        report = learned.get(plugin.name)
+        values, where = user.get(plugin.name, ({}, ""))
+        if report is None:
+            raise OperationError(
+                f"plugin {plugin.name} is not registered: pkg/{plugin.package} does not call registry.Register "
+                f"with its Name, or cmd/scheduler/plugins.go does not import it"
+            )
+        if not report.takes_args:
+            if values:
+                raise UsageError(
+                    f"{where}: {plugin.name} takes no args (its register.go registers no args decoder); remove them"
+                )
+            continue
+        if report.error is not None:
+            raise UsageError(f"{where or plugin.name + ' (no args given)'}: {report.error}")
+        result.args[plugin.name] = report.decoded or {}
+    return result
