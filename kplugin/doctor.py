@@ -755,6 +755,85 @@ def check_generated(ctx: Context) -> None:
             )
 
 
+def check_extension_points(ctx: Context) -> None:
+    """11. the extension points in kplugin.yaml are those the code implements and the
+    configuration enables (kplugin generates the adapter and config from kplugin.yaml)."""
+    from kplugin.addplugin import methods_in_code
+    from kplugin.spec import ExtensionPoint
+
+    meta = ctx.project.root / "kplugin.yaml"
+    by_config: dict[str, set[str]] = {}
+    for profile in _profiles(ctx):
+        for point, kind, entry, _, _ in _plugin_entries(ctx, profile):
+            if kind == "enabled":
+                by_config.setdefault(str(entry.get("name", "")), set()).add(point)
+    for plugin in ctx.project.plugins:
+        try:
+            in_code = methods_in_code(ctx.project, plugin)
+        except UsageError as err:
+            ctx.add(
+                "extension-points",
+                ERROR,
+                ctx.project.root / "pkg" / plugin.package,
+                None,
+                str(err),
+                "kplugin cannot read the plugin's code",
+                "restore pkg/ as regular files",
+            )
+            continue
+        for point, where in sorted(in_code.items()):
+            if not plugin.has(point):
+                file, _, line = where.rpartition(":")
+                ctx.add(
+                    "extension-points",
+                    ERROR,
+                    ctx.project.root / file,
+                    int(line),
+                    f"{plugin.name} implements {point.go_name} in its code, but kplugin.yaml does not list {point}",
+                    "the generated adapter does not pass it to the scheduler and the configuration does not "
+                    "enable it: the method is never called",
+                    f"kplugin add extension-point {plugin.name} {point}",
+                )
+        for point in plugin.extension_points:
+            if point not in in_code:
+                ctx.add(
+                    "extension-points",
+                    ERROR,
+                    meta,
+                    None,
+                    f"kplugin.yaml lists {point} for {plugin.name}, but pkg/{plugin.package} has no "
+                    f"{point.go_name} method on {plugin.name}",
+                    "the generated adapter calls it: the project does not compile",
+                    f"write the method, or remove {point} from kplugin.yaml and run kplugin upgrade",
+                )
+        enabled = by_config.get(plugin.name)
+        if enabled is None or "multiPoint" in enabled:  # multiPoint: every point the plugin implements
+            continue
+        for config_point in sorted(enabled):
+            configured = next((p for p in ExtensionPoint if p.config_name == config_point), None)
+            if configured is not None and not plugin.has(configured):
+                ctx.add(
+                    "extension-points",
+                    ERROR,
+                    ctx.config_path,
+                    None,
+                    f"the configuration enables {plugin.name} at {config_point}, which kplugin.yaml does not list",
+                    f"kube-scheduler exits at start-up: {plugin.name} does not implement {configured.interface}",
+                    f"kplugin add extension-point {plugin.name} {configured}, or remove it from the configuration",
+                )
+        for point in plugin.extension_points:
+            if point.config_name and point.config_name not in enabled:
+                ctx.add(
+                    "extension-points",
+                    WARNING,
+                    ctx.config_path,
+                    None,
+                    f"{plugin.name} implements {point.go_name}, but the configuration does not enable it there",
+                    "the scheduler never calls it",
+                    "kplugin render-config (or enable it by hand)",
+                )
+
+
 CHECKS: list[Callable[[Context], None]] = [
     check_plugin_names,
     check_api_version,
@@ -766,6 +845,7 @@ CHECKS: list[Callable[[Context], None]] = [
     check_weights,
     check_go_mod,
     check_generated,
+    check_extension_points,
 ]
 
 

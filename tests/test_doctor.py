@@ -95,6 +95,16 @@ def seed(project: Path, mistake: str, tmp_path: Path) -> list[str]:
         (project / "internal/fw/zz_generated.fw.go").unlink()
     elif mistake == "go-mod-require":
         edit(project / "go.mod", "require k8s.io/kubernetes v1.28.3", "require k8s.io/kubernetes v1.28.2")
+    elif mistake == "method-not-listed":
+        with (project / "pkg/gpuaware/plugin.go").open("a") as plugin:
+            plugin.write(
+                "\nfunc (pl *GpuAware) Reserve(_ context.Context, _ fw.CycleState, _ *v1.Pod, _ string) *fw.Status {\n"
+                "\treturn nil\n}\n"
+            )
+    elif mistake == "listed-not-implemented":
+        edit(project / "kplugin.yaml", "  - filter\n", "  - filter\n  - permit\n")
+    elif mistake == "config-enables-unlisted":
+        edit(config, "    filter:\n", "    reserve:\n      enabled:\n      - name: GpuAware\n    filter:\n")
     else:
         raise AssertionError(mistake)
     return []
@@ -123,6 +133,9 @@ CASES = [
     ("go-mod-require", "go-mod", "error", "go.mod", 5, "k8s.io/kubernetes is not required at v1.28.3"),
     ("generated-edited", "generated", "warning", "pkg/gpuaware/zz_generated.adapter.go", None, "edited by hand"),
     ("generated-missing", "generated", "warning", "internal/fw/zz_generated.fw.go", None, "is missing"),
+    ("method-not-listed", "extension-points", "error", "pkg/gpuaware/plugin.go", 125, "implements Reserve"),
+    ("listed-not-implemented", "extension-points", "error", "kplugin.yaml", None, "has no Permit method"),
+    ("config-enables-unlisted", "extension-points", "error", CONFIG, None, "enables GpuAware at reserve"),
 ]
 
 

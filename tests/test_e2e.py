@@ -184,3 +184,31 @@ def test_rbac_file_must_hold_objects(kplugin: Kplugin, project: Path) -> None:
     (project / "deploy/rbac.yaml").write_text("- just\n- a list\n")
     run = kplugin("e2e", str(project))
     assert run.code == 2 and "every document must be a Kubernetes object" in run.stderr, run.stderr
+
+
+def test_a_configuration_the_scheduler_refuses_is_one_line(tmp_path: Path) -> None:
+    """e2e asks the scheduler binary about its configuration (--write-config-to) before
+    it starts anything, and reports the scheduler's own error line, not its flag dump."""
+    from kplugin import e2e, project, schedconfig
+    from kplugin.errors import OperationError
+
+    log = tmp_path / "log"
+    flags = "".join(f'I1203 10:00:00.000000       1 flags.go:64] FLAG: --flag-{i}="x"\n' for i in range(14))
+    log.write_text(
+        flags + 'E1203 10:00:00.100000       1 run.go:72] "command failed" err="couldn\'t create scheduler: '
+        'filter plugin \\"Nope\\" does not exist"\n'
+    )
+    fake = tmp_path / "kube-scheduler"
+    fake.write_text(f"#!/bin/sh\ncat {log} >&2\nexit 1\n")
+    fake.chmod(0o755)
+    meta = project.parse(tmp_path, {
+        "name": "p", "module": "example.com/p", "kubernetes": "1.28.3", "schedulerName": "p", "image": "p:1",
+        "plugins": [{"name": "P", "extensionPoints": ["filter"]}],
+    })  # fmt: skip
+    config = schedconfig.SchedulerConfig(scheduler_names=("p",), plugins=meta.plugins)
+    inputs = e2e.Inputs(project=meta, scenario=e2e.DEFAULT_SCENARIO, config=config, rbac=None)
+    with pytest.raises(OperationError) as refused:
+        e2e.check_config(inputs, fake)
+    message = str(refused.value)
+    assert message.startswith("kube-scheduler 1.28.3 rejects the e2e configuration: couldn't create scheduler")
+    assert 'filter plugin "Nope" does not exist' in message and "FLAG" not in message

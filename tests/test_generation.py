@@ -225,11 +225,20 @@ def test_args_file_is_generated_for_plugins_with_args(kplugin: New, tmp_path: Pa
     assert config["profiles"][0]["pluginConfig"] == [{"name": "Gpu", "args": {"resourceName": "cpu"}}]
 
 
-@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()))
+def test_every_example_is_maintained() -> None:
+    from kplugin.maintainer import examples
+
+    assert sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()) == sorted(examples.EXAMPLES)
+
+
+@pytest.mark.parametrize("example", ["gpu-aware"])
 def test_examples_are_current(tmp_path: Path, example: str) -> None:
     """examples/ is what kplugin generates today, byte for byte. go.mod and go.sum are
-    what go mod tidy makes of them: compared in the integration tests."""
+    what go mod tidy makes of them, and an example with code of its own has its args
+    from Go: both compared in the integration tests (test_integration_go)."""
     from kplugin.maintainer import examples
+
+    assert not examples.EXAMPLES[example]["own_code"]
 
     tidied = {"go.mod", "go.sum"}
     expected = {k: v for k, v in tree(EXAMPLES / example).items() if k not in tidied}

@@ -165,3 +165,50 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     assert failure.value.details == ["unknown flag: --config"]
     assert list(scratch.iterdir()) == []
     assert _processes_mentioning(str(scratch)) == []
+
+
+# --- examples/weighted-fit: a real plugin with non-trivial Args -------------------------
+
+WEIGHTED_FIT = EXAMPLES / "weighted-fit"
+WEIGHTED_SCENARIO = EXAMPLES / "weighted-fit-scenario.yaml"
+
+
+def weighted_fit(kplugin: Kplugin, tmp_path: Path, version: str) -> Path:
+    """A copy of examples/weighted-fit, moved to ``version`` with kplugin upgrade."""
+    import shutil
+
+    project = tmp_path / "weighted-fit"
+    shutil.copytree(WEIGHTED_FIT, project)
+    if version != OLDEST:
+        run = kplugin("upgrade", str(project), "--k8s", version)
+        assert run.code == 0, run.stderr
+    return project
+
+
+@pytest.mark.parametrize("version", [OLDEST, NEWEST])
+def test_weighted_fit_example_places_by_its_args(kplugin: Kplugin, tmp_path: Path, version: str) -> None:
+    """The example's own scenario at the oldest and the newest minor: its args file (mode
+    Least) packs pods onto the smallest node that fits, against the default scheduler's
+    preference for free room; the plugin's share of the score is in the log."""
+    project = weighted_fit(kplugin, tmp_path, version)
+    run = kplugin("e2e", str(project), "--scenario", str(WEIGHTED_SCENARIO), "--json")
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["ok"] and result["kubernetes"].startswith(version)
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert {name: p["node"] for name, p in pods.items()} == {"web-1": "small", "web-2": "small", "batch-1": "medium"}
+    plugin_scores = {s["node"]: s["plugins"]["WeightedFit"] for s in pods["web-1"]["scores"]}
+    assert plugin_scores == {"small": 100, "medium": 66, "large": 0}
+    if version == OLDEST:
+        # the other mode, through --args (decoded by the plugin's own Go code first)
+        most = tmp_path / "most.yaml"
+        most.write_text(WEIGHTED_SCENARIO.read_text().split("expect:")[0] + "expect: {web-1: large}\n")
+        run = kplugin("e2e", str(project), "--scenario", str(most), "--args", str(EXAMPLES / "weighted-fit-most.yaml"))
+        assert run.code == 0, run.stderr
+        # args the plugin's decoder refuses stop e2e before anything is built or started
+        bad = tmp_path / "bad.yaml"
+        bad.write_text("mode: Sideways\n")
+        run = kplugin("e2e", str(project), "--scenario", str(most), "--args", str(bad))
+        assert run.code == 2, run.stderr
+        (line,) = run.stderr.strip().splitlines()
+        assert 'mode: Unsupported value: "Sideways"' in line and str(bad) in line

@@ -328,3 +328,102 @@ def test_corrupt_image_in_project_file(kplugin: Kplugin, project: Path) -> None:
 
 def test_build_refuses_a_bad_image(kplugin: Kplugin, project: Path) -> None:
     refused(kplugin("build", str(project), "--image", "Gpu:latest"), 2, "'Gpu:latest'", "with a tag")
+
+
+# --- user files: never rewritten, and once deleted never re-created ---------------------
+
+
+def test_deleted_user_files_stay_deleted(kplugin: Kplugin, project: Path) -> None:
+    deleted = ["pkg/gpu/args_test.go", "pkg/gpu/benchmark_test.go", "README.md"]
+    for name in deleted:
+        (project / name).unlink()
+    run = kplugin("add", "plugin", "Other", "-p", str(project), "--no-tidy", "--extension-points", "queuesort")
+    assert run.code == 0, run.stderr
+    for name in deleted:
+        assert not (project / name).exists(), name
+        assert f"{name} is yours and was deleted: not re-created" in run.stderr
+    run = kplugin("upgrade", str(project), "--k8s", "1.28.14", "--no-tidy", "--json")
+    assert run.code == 0, run.stderr
+    assert sorted(json.loads(run.stdout)["not_recreated"]) == sorted(deleted)
+    assert not any((project / name).exists() for name in deleted)
+
+
+def test_args_file_edits_survive(kplugin: Kplugin, project: Path) -> None:
+    """config/args is the user's: its edits stand through add plugin and upgrade, and
+    the generated configuration carries them (over the sample's defaults)."""
+    args = project / "config/args/gpu.yaml"
+    args.write_text("# mine\nnodeLabel: example.com/pool\n")
+    assert kplugin("add", "plugin", "Other", "-p", str(project), "--no-tidy").code == 0
+    assert kplugin("upgrade", str(project), "--k8s", "1.28.14", "--no-tidy").code == 0
+    assert args.read_text() == "# mine\nnodeLabel: example.com/pool\n"
+    config = YAML(typ="safe").load(project / "deploy/scheduler-config.yaml")
+    assert {c["name"]: c["args"] for c in config["profiles"][0]["pluginConfig"]} == {
+        "Gpu": {"nodeLabel": "example.com/pool", "resourceName": "cpu"},
+        "Other": {"resourceName": "cpu"},
+    }
+
+
+# --- kplugin add extension-point ---------------------------------------------------------
+
+
+def test_add_extension_point_writes_adapter_config_and_stub(kplugin: Kplugin, project: Path) -> None:
+    before = tree(project)
+    run = kplugin("add", "extension-point", "Gpu", "reserve,permit", "-p", str(project), "--no-tidy")
+    assert run.code == 0, run.stderr
+    after = tree(project)
+    changed = {p for p in after if before.get(p) != after[p]}
+    assert changed == {
+        "pkg/gpu/reserve.go",
+        "pkg/gpu/reserve_test.go",
+        "pkg/gpu/permit.go",
+        "pkg/gpu/permit_test.go",
+        "pkg/gpu/zz_generated.adapter.go",
+        "deploy/scheduler-config.yaml",
+        "deploy/configmap.yaml",
+        "charts/gpu/values.yaml",
+        "kplugin.yaml",
+    }
+    assert b"var _ fw.ReservePlugin = &Gpu{}" in after["pkg/gpu/reserve.go"]
+    assert b"framework.PermitPlugin = (*adapter)(nil)" in after["pkg/gpu/zz_generated.adapter.go"]
+    config = YAML(typ="safe").load(project / "deploy/scheduler-config.yaml")["profiles"][0]["plugins"]
+    assert config["reserve"] == {"enabled": [{"name": "Gpu"}]} and config["permit"] == {"enabled": [{"name": "Gpu"}]}
+    meta = YAML(typ="safe").load(project / "kplugin.yaml")
+    assert meta["plugins"][0]["extensionPoints"] == ["prefilter", "filter", "score", "reserve", "permit"]
+    # the stubs are the user's: upgrade keeps them and does not list them as generated
+    assert "pkg/gpu/reserve.go" not in meta["generated"]
+    assert kplugin("upgrade", str(project), "--k8s", "1.37", "--no-tidy").code == 0
+    assert (project / "pkg/gpu/reserve.go").read_bytes() == after["pkg/gpu/reserve.go"]
+
+
+def test_add_extension_point_already_in_code_writes_no_stub(kplugin: Kplugin, project: Path) -> None:
+    with (project / "pkg/gpu/plugin.go").open("a") as plugin:
+        plugin.write("\nfunc (pl *Gpu) PostBind(_ context.Context, _ fw.CycleState, _ *v1.Pod, _ string) {}\n")
+    run = kplugin("add", "extension-point", "Gpu", "postbind", "-p", str(project), "--no-tidy")
+    assert run.code == 0, run.stderr
+    assert "postbind: the code already has it (pkg/gpu/plugin.go:" in run.stderr
+    assert not (project / "pkg/gpu/postbind.go").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "needle"),
+    [
+        (["Nope", "reserve"], 2, "plugin 'Nope' is not in this project"),
+        (["Gpu", "filter"], 2, "Gpu is already at filter"),
+        (["Gpu", "reservee"], 2, "unknown extension point 'reservee'"),
+        (["Gpu", ""], 2, "is empty"),
+    ],
+)
+def test_add_extension_point_bad_input(
+    kplugin: Kplugin, project: Path, args: list[str], code: int, needle: str
+) -> None:
+    before = tree(project)
+    refused(kplugin("add", "extension-point", *args, "-p", str(project), "--no-tidy"), code, needle)
+    assert tree(project) == before
+
+
+def test_add_extension_point_second_queue_sort_refused(kplugin: Kplugin, project: Path) -> None:
+    run = kplugin("add", "plugin", "Sorter", "-p", str(project), "--no-tidy", "--extension-points", "queuesort")
+    assert run.code == 0, run.stderr
+    before = tree(project)
+    refused(kplugin("add", "extension-point", "Gpu", "queuesort", "-p", str(project), "--no-tidy"), 2, "Sorter")
+    assert tree(project) == before
