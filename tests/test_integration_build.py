@@ -178,6 +178,8 @@ def test_legacy_builder_fallback(
     from kplugin import build
 
     monkeypatch.setattr(build, "buildkit_cli", lambda: None)
+    # an image an earlier run tagged gpu-aware:legacy-test would be left untagged by this one
+    subprocess.run(["docker", "rmi", "gpu-aware:legacy-test"], capture_output=True, check=False)
     dangling_before = dangling_images()
     result = build_json(
         kplugin,

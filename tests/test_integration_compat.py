@@ -142,11 +142,11 @@ def edit_user_logic(project: Path) -> None:
     plugin = project / "pkg/wo/plugin.go"
     text = plugin.read_text()
     text = text.replace(
-        "\twant := pl.demand(state, pod)\n",
+        "\twant, err := demand(state)\n",
         '\tif node.Labels["example.com/cordoned"] == "true" {\n'
         '\t\treturn fw.NewStatus(fw.UnschedulableAndUnresolvable, "node "+node.Name+" is cordoned")\n'
         "\t}\n"
-        "\twant := pl.demand(state, pod)\n",
+        "\twant, err := demand(state)\n",
         1,
     )
     text = text.replace(
@@ -218,7 +218,11 @@ def test_build_for_another_version_from_a_retargeted_copy(kplugin: Callable[...,
     assert proc.returncode == 0, proc.stderr
     (profile,) = YAML(typ="safe").load(written)["profiles"]
     assert {"name": "Multi", "weight": 4} in profile["plugins"]["score"]["enabled"]
-    assert {c["name"]: c["args"] for c in profile["pluginConfig"]}["Multi"] == {"nodeLabel": "example.com/pool"}
+    # the given args over the plugin's own defaults, as its decoder returns them
+    assert {c["name"]: c["args"] for c in profile["pluginConfig"]}["Multi"] == {
+        "nodeLabel": "example.com/pool",
+        "resourceName": "cpu",
+    }
     accepted, message = render.validate(Path(binary["path"]), out.read_text().replace("name: Multi", "name: Ghost"))
     assert not accepted and '"Ghost" does not exist' in message
 
