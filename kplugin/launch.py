@@ -47,6 +47,14 @@ def _guard_streams() -> bool:
     return 1 in closed
 
 
+def interruption(err: KeyboardInterrupt) -> tuple[str, int]:
+    """The line to print and the exit code for Ctrl-C, SIGTERM or SIGHUP."""
+    signum = getattr(err, "signum", signal.SIGINT)
+    if signum == signal.SIGINT:
+        return "kplugin: interrupted\n", 128 + signum
+    return f"kplugin: terminated by signal {signum}\n", 128 + signum
+
+
 def main() -> None:
     try:
         signal.signal(signal.SIGTERM, _terminate)
@@ -54,8 +62,10 @@ def main() -> None:
         stdout_closed = _guard_streams()
         from kplugin.cli import main as run
         from kplugin.cli import state
+
+        state.stdout_closed = stdout_closed
+        run()  # reports its own interruptions; this catches those before and around it
     except KeyboardInterrupt as err:
-        sys.stderr.write("kplugin: interrupted\n")
-        sys.exit(128 + getattr(err, "signum", signal.SIGINT))
-    state.stdout_closed = stdout_closed
-    run()
+        message, code = interruption(err)
+        sys.stderr.write(message)
+        sys.exit(code)
