@@ -9,6 +9,7 @@ from typing import Any
 
 from kplugin.errors import UsageError
 from kplugin.goapi import NATIVE
+from kplugin.schedconfig import ARG_KINDS
 from kplugin.spec import (
     ExtensionPoint,
     PluginSpec,
@@ -68,6 +69,8 @@ class Project:
 _KEYS = {"kplugin", "name", "module", "kubernetes", "api", "schedulerName", "image", "plugins", "generated"}
 _PLUGIN_KEYS = {"name", "package", "extensionPoints", "args"}
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
+_VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,2}([-+][0-9A-Za-z.-]{1,40})?", re.ASCII)
+_FIELD = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}", re.ASCII)
 
 
 def load(path: Path) -> Project:
@@ -78,9 +81,10 @@ def load(path: Path) -> Project:
 
     root = path.resolve()
     meta_file = root / PROJECT_FILE
-    if safefs.lstat_mode(meta_file) is None:
+    data = safefs.read_project_file(root, PROJECT_FILE, safefs.SMALL_FILE)  # a regular file, never a link out
+    if data is None:
         raise UsageError(f"{path} is not a kplugin project (no {PROJECT_FILE}); run kplugin new first")
-    raw: Any = yamlio.load_file(meta_file, "project file")
+    raw: Any = yamlio.parse(safefs.decode(data, "project file", meta_file), f"project file {meta_file}")
     return parse(root, raw)
 
 
@@ -103,6 +107,8 @@ def parse(root: Path, raw: Any) -> Project:
     for key in ("name", "module", "kubernetes", "schedulerName", "image", "plugins"):
         if key not in raw:
             raise fail(key, "is missing")
+    if "kplugin" in raw and (not isinstance(raw["kplugin"], str) or not _VERSION.fullmatch(raw["kplugin"])):
+        raise fail("kplugin", f"{str(raw['kplugin'])[:40]!r} is not the version of kplugin that wrote the file")
     name = validate_project_name(raw["name"], where("name"))
     module = validate_module_path(raw["module"], where("module"))
     target = resolve(raw["kubernetes"], where=where("kubernetes"))
@@ -134,10 +140,17 @@ def parse(root: Path, raw: Any) -> Project:
         if not isinstance(points_raw, list) or not all(isinstance(p, str) for p in points_raw):
             raise fail(f"{at}.extensionPoints", "must be a list of extension point names")
         points = parse_extension_points(",".join(points_raw), where(f"{at}.extensionPoints"))
-        legacy_args = entry.get("args") or {}
+        legacy_args = entry.get("args")
+        legacy_args = {} if legacy_args is None else legacy_args
         if not isinstance(legacy_args, dict):
-            raise fail(f"{at}.args", "must be a mapping")
-        args_fields[plugin_name] = {str(k): str(v) for k, v in legacy_args.items()}
+            raise fail(f"{at}.args", "must be a mapping of the Args fields to their kinds")
+        for key, kind in legacy_args.items():
+            if not isinstance(key, str) or not _FIELD.fullmatch(key) or kind not in ARG_KINDS:
+                raise fail(
+                    f"{at}.args: {str(key)[:60]!r}",
+                    f"must map a field name to its kind ({', '.join(ARG_KINDS)}), not {str(kind)[:40]!r}",
+                )
+        args_fields[plugin_name] = dict(legacy_args)
         plugins.append(PluginSpec(name=plugin_name, extension_points=points))
     for attribute, what in (("name", "plugin"), ("package", "package")):
         seen = [getattr(p, attribute) for p in plugins]
@@ -147,7 +160,8 @@ def parse(root: Path, raw: Any) -> Project:
     sorters = [p.name for p in plugins if p.has(ExtensionPoint.QUEUE_SORT)]
     if len(sorters) > 1:
         raise fail("plugins", f"has {len(sorters)} QueueSort plugins ({', '.join(sorters)}); a profile takes one")
-    generated_raw = raw.get("generated") or {}
+    generated_raw = raw.get("generated")
+    generated_raw = {} if generated_raw is None else generated_raw
     if not isinstance(generated_raw, dict):
         raise fail("generated", "must be a mapping of file paths to sha256 digests")
     generated: dict[str, str] = {}

@@ -18,6 +18,8 @@ MAX_WEIGHT = 2**31 - 1
 
 # The sample plugin's Args as the generated args.go declares them (recorded per plugin
 # in kplugin.yaml), and the args the generated configuration sets.
+# The kinds of Args fields kplugin.yaml records (render.args_problems checks values by them).
+ARG_KINDS = ("string", "qualifiedName", "int", "bool")
 ARGS_FIELDS = {"nodeLabel": "qualifiedName", "resourceName": "qualifiedName"}
 ARGS_DEFAULTS = {"resourceName": "cpu"}
 
