@@ -330,9 +330,13 @@ RBAC_FILE = "deploy/rbac.yaml"
 
 def rbac_documents(project: Project) -> list[dict[str, Any]]:
     """The RBAC the project deploys with (deploy/rbac.yaml, as the user has it)."""
-    docs = yamlio.load_file(project.root / RBAC_FILE, "RBAC file", every_document=True)
+    path = project.root / RBAC_FILE
+    data = safefs.read_project_file(project.root, RBAC_FILE)  # a regular file, never a link out of the project
+    if data is None:
+        raise UsageError(f"RBAC file {path}: no such file; restore it, or run with --admin")
+    docs = yamlio.parse(safefs.decode(data, "RBAC file", path), f"RBAC file {path}", every_document=True)
     if not all(isinstance(d, dict) for d in docs):
-        raise UsageError(f"{project.root / RBAC_FILE}: every document must be a Kubernetes object")
+        raise UsageError(f"{path}: every document must be a Kubernetes object")
     return list(docs)
 
 
