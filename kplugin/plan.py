@@ -109,10 +109,10 @@ class FilePlan:
         (so of two runs racing for it exactly one wins), else file by file in a
         transaction that puts back what it moved if a later file fails."""
         if self._fresh:
-            with suppress(FileNotFoundError):
-                if safefs.lstat_mode(self.dest) is not None:
-                    self.dest.rmdir()  # empty, or another run filled it: then this fails
             try:
+                with suppress(FileNotFoundError):
+                    if safefs.lstat_mode(self.dest) is not None:
+                        self.dest.rmdir()  # empty, or another run filled it: then this fails
                 os.rename(stage, self.dest)
             except OSError as err:
                 if err.errno in {errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR}:
