@@ -20,6 +20,7 @@ moved into the project, so a failure leaves it as it was.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import stat
@@ -188,20 +189,26 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
 
 def _copy_project(root: Path, stage: Path) -> None:
     """Copy the project's directories, regular files and symlinks (as links) into the
-    stage; FIFOs, devices and sockets are left out (reading one would hang or never end)."""
-
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        skipped = set()
-        for name in names:
-            if Path(directory) == root and (name in _NOT_STAGED or (name.startswith(".") and ".kplugin-" in name)):
-                skipped.add(name)
+    stage; FIFOs, devices and sockets are left out (reading one would hang or never end).
+    The first failure (a full disk) stops the copy with its OSError."""
+    for directory, dirs, files in os.walk(root):
+        here = Path(directory)
+        target = stage / here.relative_to(root)
+        if here == root:
+            dirs[:] = [d for d in dirs if d not in _NOT_STAGED and not (d.startswith(".") and ".kplugin-" in d)]
+        for name in dirs:
+            if os.path.islink(here / name):  # os.walk does not descend into it
+                os.symlink(os.readlink(here / name), target / name)
+            else:
+                (target / name).mkdir()
+        for name in files:
+            mode = safefs.lstat_mode(here / name)
+            if mode is None or (here == root and name in _NOT_STAGED):
                 continue
-            mode = safefs.lstat_mode(Path(directory) / name)
-            if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
-                skipped.add(name)
-        return skipped
-
-    shutil.copytree(root, stage, ignore=ignore, symlinks=True, dirs_exist_ok=True)
+            if stat.S_ISLNK(mode):
+                os.symlink(os.readlink(here / name), target / name)
+            elif stat.S_ISREG(mode):
+                shutil.copy2(here / name, target / name)
 
 
 def check_targets(project: Project, sync: Sync) -> None:
