@@ -171,6 +171,8 @@ def parse(root: Path, raw: Any) -> Project:
             raise fail(f"generated: {str(key)[:80]!r}", f"{problem}; only paths inside the project are allowed")
         if key in EDITED_FILES:
             raise fail(f"generated: {key!r}", "is a file kplugin edits in place, never one it generates")
+        if ".git" in key.split("/"):
+            raise fail(f"generated: {key[:80]!r}", "is in .git, which kplugin never generates (nor deletes)")
         if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
             raise fail(f"generated: {key!r}", "must map to a sha256 digest (64 lower-case hex digits)")
         generated[key] = digest
