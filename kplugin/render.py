@@ -168,7 +168,9 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
     from kplugin import safefs
 
     where = f"--merge {existing}"
-    text = safefs.read_text(existing, "--merge")
+    original = safefs.read_text(existing, "--merge")
+    # parsed with LF endings: ruamel keeps a comment's '\r', which would come out doubled
+    text = original.replace("\r\n", "\n")
     yamlio.parse(text, where)  # plain data only: no aliases, no deep nesting, valid YAML
     try:
         _, indent, offset = load_yaml_guess_indent(text)
@@ -213,7 +215,7 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
     out = io.StringIO()
     yaml.dump(doc, out)
     merged = out.getvalue()
-    return merged.replace("\n", "\r\n") if "\r\n" in text else merged
+    return merged.replace("\n", "\r\n") if "\r\n" in original else merged
 
 
 class _Shape:
