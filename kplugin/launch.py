@@ -4,6 +4,8 @@ one line (no traceback) and SIGTERM or SIGHUP clean up as Ctrl-C does."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import signal
 import sys
@@ -19,6 +21,14 @@ class Terminated(KeyboardInterrupt):
 
 def _terminate(signum: int, _frame: object) -> None:
     raise Terminated(signum)
+
+
+class _ClosedStdout(io.TextIOWrapper):
+    """stdout when fd 1 was closed: it points at /dev/null, but whatever a library writes
+    there (click's --help) fails as it would have, instead of vanishing."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "stdout is closed; redirect it to a file")
 
 
 def _guard_streams() -> bool:
@@ -37,7 +47,7 @@ def _guard_streams() -> bool:
             os.dup2(null, fd)
             os.close(null)
     if 1 in closed:
-        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
+        sys.stdout = _ClosedStdout(open(1, "wb", closefd=False))  # noqa: SIM115 - lives as long as the process
     if 2 in closed:
         sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
