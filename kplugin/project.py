@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,7 +155,7 @@ def parse(root: Path, raw: Any) -> Project:
         plugins.append(PluginSpec(name=plugin_name, extension_points=points))
     for attribute, what in (("name", "plugin"), ("package", "package")):
         seen = [getattr(p, attribute) for p in plugins]
-        twice = sorted({v for v in seen if seen.count(v) > 1})
+        twice = sorted(value for value, count in Counter(seen).items() if count > 1)
         if twice:
             raise fail("plugins", f"names the {what} {twice[0]!r} twice")
     sorters = [p.name for p in plugins if p.has(ExtensionPoint.QUEUE_SORT)]
