@@ -58,19 +58,19 @@ class Context:
     def add(self, check: str, severity: str, path: Path, line: int | None, what: str, why: str, fix: str) -> None:
         self.findings.append(Finding(check, severity, self.rel(path), line, what, why, fix))
 
-    def text(self, path: Path) -> str | None:
+    def text(self, path: Path, limit: int = safefs.SMALL_FILE * 16) -> str | None:
         """A file's text, None when it is missing or unreadable (an unreadable file is a
-        finding: a directory, symlink out of the project, FIFO, non-UTF-8 text...)."""
-        from kplugin import safefs
-
+        finding: a directory, symlink out of the project, FIFO, non-UTF-8 text, more than
+        ``limit`` bytes...)."""
         if safefs.lstat_mode(path) is None:
             return None
         absolute = path.absolute()
         try:
             if absolute.is_relative_to(self.project.root) and not (self.config_given and path == self.config_path):
-                data = safefs.read_project_file(self.project.root, absolute.relative_to(self.project.root).as_posix())
+                relative = absolute.relative_to(self.project.root).as_posix()
+                data = safefs.read_project_file(self.project.root, relative, limit)
                 return None if data is None else safefs.decode(data, "file", path)
-            return safefs.read_text(path, "file")
+            return safefs.read_text(path, "file", limit)
         except UsageError as err:
             self.add(
                 "files",
@@ -90,7 +90,7 @@ class Context:
             from ruamel.yaml import YAML
             from ruamel.yaml.error import YAMLError
 
-            text = self.text(path)
+            text = self.text(path, safefs.SMALL_FILE)  # YAML: round-trip loading takes ~15 s per MB
             self._yaml_cache[key] = None
             if text is not None:
                 try:
