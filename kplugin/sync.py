@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from kplugin import proc, safefs, scaffold, yamlio
-from kplugin.errors import KpluginError, OperationError, UsageError
+from kplugin import golang, proc, safefs, scaffold, yamlio
+from kplugin.errors import KpluginError, OperationError, ToolError, UsageError
 from kplugin.project import EDITED_FILES, PROJECT_FILE, Project
 from kplugin.spec import ProjectSpec
 from kplugin.versions import Target
@@ -163,7 +163,12 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
     if kept_block:
         assert block is not None
         go_mod.write_text(_REPLACE_BLOCK.sub(lambda _: block[0], text, count=1))
-    current = json.loads(proc.run(["go", "mod", "edit", "-json"], cwd=module_dir, what="go mod edit -json"))
+    try:
+        current = json.loads(_go(module_dir, "go mod edit -json", "mod", "edit", "-json"))
+    except ValueError:  # go printed something else with it (a toolchain download, a warning)
+        raise OperationError(f"go mod edit -json in {module_dir} printed no JSON; run it there to see why") from None
+    if not isinstance(current, dict):
+        raise OperationError(f"go mod edit -json in {module_dir} printed no JSON object")
     edits = []
     go_line = str(current.get("Go") or "")
     wanted = new.release.go_directive
@@ -181,7 +186,15 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
             if old_path in staging or (old_path.startswith("k8s.io/") and replace["New"].get("Version")):
                 edits.append(f"-dropreplace={old_path}")
         edits += [f"-replace={m}={m}@{new.version.staging_tag}" for m in new.release.staging_modules]
-    proc.run(["go", "mod", "edit", *edits], cwd=module_dir, what="go mod edit")
+    _go(module_dir, "go mod edit", "mod", "edit", *edits)
+
+
+def _go(module_dir: Path, what: str, *args: str) -> str:
+    """A go command in the module; a failure is one line with go's own last line."""
+    try:
+        return proc.run(["go", *args], cwd=module_dir, what=what)
+    except ToolError as err:
+        raise OperationError(golang.explain_go_failure(err)) from err
 
 
 # --- staging -------------------------------------------------------------------------
