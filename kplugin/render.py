@@ -173,7 +173,10 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
     text = original.replace("\r\n", "\n")
     yamlio.parse(text, where)  # plain data only: no aliases, no deep nesting, valid YAML
     try:
-        _, indent, offset = load_yaml_guess_indent(text)
+        try:
+            _, indent, offset = load_yaml_guess_indent(text)
+        except (IndexError, ValueError, TypeError):  # its guess trips on e.g. an empty '- ' item
+            indent, offset = None, None
         yaml = YAML()
         yaml.preserve_quotes = True
         yaml.width = 4096
