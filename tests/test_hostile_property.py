@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,15 @@ from ruamel.yaml import YAML
 from kplugin import controlplane
 from kplugin.cli import main
 from kplugin.errors import OperationError
+
+# Hypothesis's pytest plugin imports this (and libcst) to print a patch for a failing
+# example; an old libcst warns on import, and pyproject's filterwarnings=error would turn
+# the report of a failure into an INTERNALERROR that ends the whole run. Imported here
+# once, quietly.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    with contextlib.suppress(ImportError):
+        import hypothesis.extra._patching  # noqa: F401
 
 SECONDS = 5
 # KPLUGIN_HOSTILE_EXAMPLES=2000 explores new random examples (not derandomized) locally

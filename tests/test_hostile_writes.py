@@ -134,7 +134,17 @@ def test_new_refuses_its_destination(run: hostile.KplugIn, tmp_path: Path, dest:
 
 
 @hostile.needs_unshare
-@pytest.mark.parametrize("name", sorted(COMMANDS))
+@pytest.mark.parametrize(
+    "name",
+    [
+        "add-plugin",
+        "new-force",
+        pytest.param(
+            "upgrade",
+            marks=pytest.mark.skipif(shutil.which("go") is None, reason="upgrade re-pins go.mod with go mod edit"),
+        ),
+    ],
+)
 def test_failed_commit_is_rolled_back(tmp_path: Path, name: str) -> None:
     """pkg/ is a read-only mount: each command fails on its first file there, after it
     moved every file that sorts before pkg/, and puts all of them back."""
