@@ -245,6 +245,35 @@ def make_stage(parent: Path, name: str) -> Path:
     return stage
 
 
+def remove_tree(path: Path) -> None:
+    """Remove a directory tree, ignoring errors as ``shutil.rmtree(ignore_errors=True)``
+    does, but without recursion (shutil's recurses: a tree deeper than Python's recursion
+    limit, copied from a hostile project, would be a RecursionError and stay behind)."""
+    stack: list[tuple[Path, bool]] = [(path, False)]
+    while stack:
+        current, emptied = stack.pop()
+        if emptied:
+            with suppress(OSError):
+                os.rmdir(current)
+            continue
+        try:
+            with os.scandir(current) as scan:
+                entries = list(scan)
+        except NotADirectoryError:
+            with suppress(OSError):
+                os.unlink(current)
+            continue
+        except OSError:
+            continue
+        stack.append((current, True))
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((Path(entry.path), False))
+            else:
+                with suppress(OSError):
+                    os.unlink(entry.path)
+
+
 # --- all-or-nothing updates -------------------------------------------------------
 
 

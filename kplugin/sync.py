@@ -203,25 +203,27 @@ def _go(module_dir: Path, what: str, *args: str) -> str:
 def _copy_project(root: Path, stage: Path) -> None:
     """Copy the project's directories, regular files and symlinks (as links) into the
     stage; FIFOs, devices and sockets are left out (reading one would hang or never end).
-    The first failure (a full disk) stops the copy with its OSError."""
-    for directory, dirs, files in os.walk(root):
-        here = Path(directory)
-        target = stage / here.relative_to(root)
-        if here == root:
-            dirs[:] = [d for d in dirs if d not in _NOT_STAGED and not (d.startswith(".") and ".kplugin-" in d)]
-        for name in dirs:
-            if os.path.islink(here / name):  # os.walk does not descend into it
-                os.symlink(os.readlink(here / name), target / name)
-            else:
-                (target / name).mkdir()
-        for name in files:
-            mode = safefs.lstat_mode(here / name)
-            if mode is None or (here == root and name in _NOT_STAGED):
+    Without recursion: a tree deeper than Python's recursion limit is copied too. The
+    first failure (a full disk) stops the copy with its OSError."""
+    pending = [Path()]
+    while pending:
+        relative = pending.pop()
+        with os.scandir(root / relative) as entries:
+            names = sorted(entry.name for entry in entries)
+        for name in names:
+            if relative == Path() and (name in _NOT_STAGED or (name.startswith(".") and ".kplugin-" in name)):
+                continue
+            source, target = root / relative / name, stage / relative / name
+            mode = safefs.lstat_mode(source)
+            if mode is None:
                 continue
             if stat.S_ISLNK(mode):
-                os.symlink(os.readlink(here / name), target / name)
+                os.symlink(os.readlink(source), target)
+            elif stat.S_ISDIR(mode):
+                target.mkdir()
+                pending.append(relative / name)
             elif stat.S_ISREG(mode):
-                shutil.copy2(here / name, target / name)
+                shutil.copy2(source, target)
 
 
 def check_targets(project: Project, sync: Sync) -> None:
@@ -258,7 +260,7 @@ def staged(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None
                 raise err.relocated(stage, project.root) from None
         yield stage
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        safefs.remove_tree(stage)
 
 
 def commit(project: Project, sync: Sync, stage: Path) -> list[PurePosixPath]:
