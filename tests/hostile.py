@@ -96,11 +96,15 @@ def make_world(root: Path, name: str = "p", points: str = "filter,score", *, pro
 
 def snapshot(root: Path) -> dict[str, tuple[Any, ...]]:
     """Every entry under ``root`` by relative path: type, mode and content hash (files),
-    target (links), device number (devices). Links are never followed."""
+    target (links), device number (devices). Links are never followed; no recursion
+    (os.walk recurses up to Python 3.11: a very deep tree is one of the cases)."""
     found: dict[str, tuple[Any, ...]] = {}
-    for directory, dirs, files in os.walk(root):
-        for name in [*dirs, *files]:
-            path = Path(directory) / name
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        with os.scandir(directory) as entries:
+            paths = [Path(entry.path) for entry in entries]
+        for path in paths:
             info = os.lstat(path)
             mode, perms = info.st_mode, stat.S_IMODE(info.st_mode)
             key = path.relative_to(root).as_posix()
@@ -108,6 +112,7 @@ def snapshot(root: Path) -> dict[str, tuple[Any, ...]]:
                 found[key] = ("file", perms, hashlib.sha256(path.read_bytes()).hexdigest())
             elif stat.S_ISDIR(mode):
                 found[key] = ("dir", perms)
+                pending.append(path)
             elif stat.S_ISLNK(mode):
                 found[key] = ("link", os.readlink(path))
             elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):

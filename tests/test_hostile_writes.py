@@ -23,6 +23,8 @@ import pytest
 from conftest import Run
 from hostile import K8S, NEXT_K8S, World
 
+from kplugin import safefs
+
 # {work} and {project} are the world's
 COMMANDS = {
     "new-force": ("new", "p", "--k8s", K8S, "--no-tidy", "--force", "-o", "{work}"),
@@ -128,6 +130,33 @@ def test_new_refuses_its_destination(run: hostile.KplugIn, tmp_path: Path, dest:
     result = run("new", target.name, "--k8s", K8S, "--no-tidy", "-o", str(target.parent))
     hostile.refused(result, 2, needle)
     assert world.snapshot() == before
+
+
+def test_very_deep_tree_in_the_project(run: hostile.KplugIn, tmp_path: Path) -> None:
+    """A directory 1,100 levels deep (deeper than Python's recursion limit) is copied
+    into the staging directory and removed with it, like any other."""
+    world = hostile.make_world(tmp_path)
+    deep = world.project / "deep"
+    os.makedirs(deep)
+    fd = os.open(deep, os.O_RDONLY)
+    try:
+        for _ in range(1100):
+            os.mkdir("a", dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+    try:
+        before = world.snapshot()
+        for name in ("add-plugin", "upgrade"):
+            result = run(*command(name, world))
+            hostile.no_crash(result)
+            assert hostile.staging_left(world.work) == [], name
+        changes = hostile.changed(before, world.snapshot())
+        assert changes and all(c.startswith("work/p/") and not c.startswith("work/p/deep") for c in changes)
+    finally:
+        safefs.remove_tree(deep)  # pytest's own clean-up recurses
 
 
 # --- a commit that fails half-way (private mounts) --------------------------------------
