@@ -87,6 +87,18 @@ def test_binary_that_is_no_file(run: hostile.KplugIn, world: World, kind: str, u
     assert world.snapshot() == before
 
 
+@pytest.mark.parametrize("kind", ["a-file", "dev-null", "fifo"])
+def test_build_output_that_is_no_directory(run: hostile.KplugIn, world: World, kind: str) -> None:
+    """Refused before anything is built (it was a mkdir error after the build started)."""
+    output = {"a-file": world.outside / "victim.txt", "dev-null": Path("/dev/null"), "fifo": world.work / "fifo"}[kind]
+    if kind == "fifo":
+        os.mkfifo(output)
+    before = world.snapshot()
+    result = run("build", str(world.project), "--builder", "local", "--output", str(output))
+    hostile.refused(result, 2, f"--output {output} is not a directory")
+    assert world.snapshot() == before
+
+
 # --- corrupt ELF files: findings ------------------------------------------------------------------
 
 
