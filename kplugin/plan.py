@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from kplugin import safefs
-from kplugin.errors import OperationError, UsageError
+from kplugin.errors import KpluginError, OperationError, UsageError
 
 EXECUTABLE_SUFFIXES = (".sh",)
 
@@ -133,7 +133,10 @@ class FilePlan:
         self.check_destination(force)
         with self.staged() as stage:
             if in_stage is not None:
-                in_stage(stage)
+                try:
+                    in_stage(stage)
+                except KpluginError as err:  # name the user's directory, not kplugin's staging copy
+                    raise err.relocated(stage, self.dest) from None
             self.commit(stage)
 
 
