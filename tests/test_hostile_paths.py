@@ -213,22 +213,24 @@ def test_validate_accepted(run: hostile.KplugIn, world: World, monkeypatch: pyte
     [
         ("add", "plugin", "Xx", "-p", "{project}"),
         ("upgrade", "{project}", "--k8s", "1.28.14"),
+        ("new", "p", "--k8s", "1.28.15", "-o", "{work}"),
     ],
-    ids=["add-plugin", "upgrade"],
+    ids=["add-plugin", "upgrade", "new"],
 )
 def test_go_errors_name_the_project_not_the_stage(tmp_path: Path, args: tuple[str, ...]) -> None:
     """go fails in kplugin's staging copy and names files there: the message names the
     project's files instead."""
-    world = hostile.make_world(tmp_path)
+    world = hostile.make_world(tmp_path, project=args[0] != "new")
     bin_dir = tmp_path / "bin"
     hostile.fake_tool(bin_dir, "go", 'echo "go: $PWD/go.mod:3: unknown directive: evil" >&2\nexit 1\n')
     before = world.snapshot()
     result = hostile.cli(
-        *(a.format(project=world.project) for a in args),
+        *(a.format(project=world.project, work=world.work) for a in args),
         cwd=world.work,
         extra_env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"},
     )
-    line = hostile.refused(result, 1, f"{world.project}/go.mod:3: unknown directive", progress=("upgrading ",))
+    progress = ("upgrading ", "go mod tidy ")
+    line = hostile.refused(result, 1, f"{world.project}/go.mod:3: unknown directive", progress=progress)
     assert ".kplugin-" not in result.stderr, line
     assert world.snapshot() == before
     assert hostile.staging_left(world.work) == []
