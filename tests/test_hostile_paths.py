@@ -236,6 +236,37 @@ def test_go_errors_name_the_project_not_the_stage(tmp_path: Path, args: tuple[st
     assert hostile.staging_left(world.work) == []
 
 
+FAKE_GO = """\
+case "$1 $2 $3" in
+  "mod edit -json") echo '{"Go": "1.20", "Require": [], "Replace": []}' ;;
+  "mod edit "*|"mod tidy "*) : ;;
+  "env GOVERSION ") echo go1.26.0 ;;
+  "build "*) echo "$PWD/pkg/p/plugin.go:3:1: syntax error: evil" >&2; exit 1 ;;
+  *) echo "unexpected: go $*" >&2; exit 3 ;;
+esac
+"""
+
+
+@pytest.mark.parametrize("k8s", [None, "1.28.14"], ids=["pinned", "retargeted-copy"])
+def test_build_errors_name_the_project(tmp_path: Path, k8s: str | None) -> None:
+    """The compiler's errors (the lines under the error) name the project's files, also
+    when kplugin builds from a retargeted copy of it (--k8s another version)."""
+    world = hostile.make_world(tmp_path)
+    (world.project / "go.sum").write_text("")
+    bin_dir = tmp_path / "bin"
+    hostile.fake_tool(bin_dir, "go", FAKE_GO)
+    before = world.snapshot()
+    args = ["build", str(world.project), "--builder", "local", *(["--k8s", k8s] if k8s else [])]
+    result = hostile.cli(*args, cwd=world.work, extra_env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    hostile.no_crash(result)
+    assert result.code == 1, result.stderr
+    assert "kplugin: error: go build failed" in result.stderr
+    assert f"  {world.project}/pkg/p/plugin.go:3:1: syntax error: evil" in result.stderr.splitlines()
+    assert ".kplugin-" not in result.stderr, result.stderr
+    assert hostile.changed(before, world.snapshot()) <= {"work/p/bin", f"work/p/bin/v{k8s}"}  # empty output dirs
+    assert hostile.staging_left(world.work) == []
+
+
 # --- stdout that cannot encode ----------------------------------------------------------------------
 
 
