@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,10 @@ class Context:
     _yaml_cache: dict[Path, Any] = field(default_factory=dict)
 
     def rel(self, path: Path) -> str:
-        for candidate in (path.absolute(), path.resolve()):  # a symlink in the project by its own name
+        candidates = [path.absolute()]  # a symlink in the project by its own name
+        with suppress(OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+            candidates.append(path.resolve())
+        for candidate in candidates:
             if candidate.is_relative_to(self.project.root):
                 return str(candidate.relative_to(self.project.root))
         return str(path)

@@ -80,7 +80,10 @@ def load(path: Path) -> Project:
     uses it. A missing or bad file is a usage error naming the file and the field."""
     from kplugin import safefs, yamlio
 
-    root = path.resolve()
+    try:
+        root = path.resolve()
+    except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop (Python 3.11)
+        raise UsageError(f"{path} is not a kplugin project directory ({err})") from None
     meta_file = root / PROJECT_FILE
     data = safefs.read_project_file(root, PROJECT_FILE, safefs.SMALL_FILE)  # a regular file, never a link out
     if data is None:

@@ -201,6 +201,10 @@ def output_target(path: Path, what: str, *, force: bool, must_exist: bool = Fals
         if not real.parent.is_dir():
             raise UsageError(f"{what} {path}: directory {real.parent} does not exist") from None
         return real
+    except NotADirectoryError:
+        raise UsageError(f"{what} {path}: a part of the path is not a directory") from None
+    except OSError as err:  # a symlink loop (ELOOP), a name too long, no permission
+        raise UsageError(f"{what} {path}: {err.strerror or err}") from None
     if not stat.S_ISREG(info.st_mode):
         raise UsageError(f"{what} {path} is {_kind(info.st_mode)}; kplugin only writes regular files")
     if not must_exist and not force:
