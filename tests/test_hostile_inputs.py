@@ -60,6 +60,12 @@ def directory(world: World, _limit: int) -> Path:
     return path
 
 
+def loop(world: World, _limit: int) -> Path:
+    path = world.work / "input.yaml"
+    path.symlink_to(path.name)
+    return path
+
+
 def sparse(size: int | None) -> Callable[[World, int], Path]:
     """A file of ``size`` bytes (the limit + 1 when None), made without writing them."""
 
@@ -79,6 +85,8 @@ INPUTS = {
     "dev-null": Input(lambda _w, _l: Path("/dev/null"), "/dev/null is a device", file_level=True),
     "directory": Input(directory, "is a directory", file_level=True),
     "missing": Input(lambda w, _l: w.work / "missing.yaml", "no such file", file_level=True),
+    "symlink-loop": Input(loop, "Too many levels of symbolic links", file_level=True),
+    "through-a-file": Input(lambda w, _l: w.outside / "victim.txt" / "x.yaml", "not a directory", file_level=True),
     "50-megabytes": Input(sparse(50 << 20), "52428800 bytes", file_level=True),
     "limit-plus-one": Input(sparse(None), "bytes; kplugin reads at most", file_level=True),
     "billion-laughs": Input(write(hostile.BILLION_LAUGHS), "anchors and aliases"),

@@ -105,6 +105,22 @@ def test_special_output_is_refused(run: hostile.KplugIn, world: World, kind: str
     assert world.snapshot() == before  # the same node: type, mode, inode and device number
 
 
+@pytest.mark.parametrize("option", ["-o", "--merge"])
+@pytest.mark.parametrize("kind", ["symlink-loop", "through-a-file", "missing-directory"])
+def test_output_path_that_cannot_be(run: hostile.KplugIn, world: World, kind: str, option: str) -> None:
+    path = {
+        "symlink-loop": world.work / "loop.yaml",
+        "through-a-file": world.outside / "victim.txt" / "out.yaml",
+        "missing-directory": world.work / "missing" / "out.yaml",
+    }[kind]
+    if kind == "symlink-loop":
+        path.symlink_to(path.name)
+    before = world.snapshot()
+    shown = {"-o": "--output", "--merge": "--merge"}[option]
+    hostile.refused(run("render-config", str(world.project), option, str(path), "--force"), 2, f"{shown} {path}")
+    assert world.snapshot() == before
+
+
 def test_dev_null_is_never_replaced(run: hostile.KplugIn, world: World) -> None:
     before = os.lstat("/dev/null")
     hostile.refused(run("render-config", str(world.project), "-o", "/dev/null", "--force"), 2, "device")

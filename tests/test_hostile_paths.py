@@ -99,6 +99,35 @@ def test_build_output_that_is_no_directory(run: hostile.KplugIn, world: World, k
     assert world.snapshot() == before
 
 
+PROJECT_COMMANDS = {
+    "render-config": ("render-config", "{path}"),
+    "doctor": ("doctor", "{path}"),
+    "add-plugin": ("add", "plugin", "Xx", "-p", "{path}", "--no-tidy"),
+    "upgrade": ("upgrade", "{path}", "--k8s", "1.29", "--no-tidy"),
+    "e2e": ("e2e", "{path}"),
+    "build": ("build", "{path}", "--builder", "local"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROJECT_COMMANDS))
+@pytest.mark.parametrize("kind", ["symlink-loop", "a-file", "missing", "fifo", "through-a-file"])
+def test_project_path_that_is_no_project(run: hostile.KplugIn, world: World, kind: str, name: str) -> None:
+    path = {
+        "symlink-loop": world.work / "loop",
+        "a-file": world.outside / "victim.txt",
+        "missing": world.work / "missing",
+        "fifo": world.work / "fifo",
+        "through-a-file": world.outside / "victim.txt" / "p",
+    }[kind]
+    if kind == "symlink-loop":
+        path.symlink_to(path.name)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    before = world.snapshot()
+    hostile.refused(run(*(a.format(path=path) for a in PROJECT_COMMANDS[name])), 2, str(path))
+    assert world.snapshot() == before
+
+
 # --- corrupt ELF files: findings ------------------------------------------------------------------
 
 
