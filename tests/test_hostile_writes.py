@@ -198,6 +198,20 @@ def test_full_disk_changes_nothing(tmp_path: Path, name: str) -> None:
     assert outcome["changed"] == [] and outcome["left"] == []
 
 
+def test_failed_new_removes_the_directories_it_made(tmp_path: Path) -> None:
+    """-o names directories that do not exist yet: a failure (go mod tidy, here) removes them."""
+    world = hostile.make_world(tmp_path, project=False)
+    bin_dir = tmp_path / "bin"
+    hostile.fake_tool(bin_dir, "go", "echo 'go: no network' >&2\nexit 1\n")
+    before = world.snapshot()
+    result = hostile.cli(
+        "new", "p", "--k8s", K8S, "-o", str(world.work / "a" / "b"), cwd=world.work,
+        extra_env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"},
+    )  # fmt: skip
+    hostile.refused(result, 1, "go mod tidy failed", "no network", progress=PROGRESS)
+    assert world.snapshot() == before
+
+
 # --- racing runs --------------------------------------------------------------------------
 
 
