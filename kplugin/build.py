@@ -43,7 +43,7 @@ class Platform:
 
 
 def parse_platforms(value: str | None) -> tuple[Platform, ...]:
-    if not value:
+    if value is None:  # '' is a mistake, not the default
         return (Platform("linux", host_arch()),)
     platforms = []
     for item in value.split(","):

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin import elf, manifests, safefs
+from kplugin import elf, manifests, safefs, yamlio
 from kplugin.errors import OperationError, UsageError
 from kplugin.project import Project
 from kplugin.schedconfig import CONFIG_GROUP, DEFAULT_LEASE, MAX_WEIGHT
@@ -43,31 +44,36 @@ class Context:
     target: Target
     config_path: Path
     binary: Path | None
+    # --config was given: it may be anywhere (a default config is a project file like any other)
+    config_given: bool = False
     findings: list[Finding] = field(default_factory=list)
     _yaml_cache: dict[Path, Any] = field(default_factory=dict)
 
     def rel(self, path: Path) -> str:
-        try:
-            return str(path.resolve().relative_to(self.project.root))
-        except ValueError:
-            return str(path)
+        candidates = [path.absolute()]  # a symlink in the project by its own name
+        with suppress(OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+            candidates.append(path.resolve())
+        for candidate in candidates:
+            if candidate.is_relative_to(self.project.root):
+                return str(candidate.relative_to(self.project.root))
+        return str(path)
 
     def add(self, check: str, severity: str, path: Path, line: int | None, what: str, why: str, fix: str) -> None:
         self.findings.append(Finding(check, severity, self.rel(path), line, what, why, fix))
 
-    def text(self, path: Path) -> str | None:
+    def text(self, path: Path, limit: int = safefs.SMALL_FILE * 16) -> str | None:
         """A file's text, None when it is missing or unreadable (an unreadable file is a
-        finding: a directory, symlink out of the project, FIFO, non-UTF-8 text...)."""
-        from kplugin import safefs
-
+        finding: a directory, symlink out of the project, FIFO, non-UTF-8 text, more than
+        ``limit`` bytes...)."""
         if safefs.lstat_mode(path) is None:
             return None
         absolute = path.absolute()
         try:
-            if absolute.is_relative_to(self.project.root) and path != self.config_path:
-                data = safefs.read_project_file(self.project.root, absolute.relative_to(self.project.root).as_posix())
+            if absolute.is_relative_to(self.project.root) and not (self.config_given and path == self.config_path):
+                relative = absolute.relative_to(self.project.root).as_posix()
+                data = safefs.read_project_file(self.project.root, relative, limit)
                 return None if data is None else safefs.decode(data, "file", path)
-            return safefs.read_text(path, "file")
+            return safefs.read_text(path, "file", limit)
         except UsageError as err:
             self.add(
                 "files",
@@ -87,9 +93,7 @@ class Context:
             from ruamel.yaml import YAML
             from ruamel.yaml.error import YAMLError
 
-            from kplugin import yamlio
-
-            text = self.text(path)
+            text = self.text(path, safefs.SMALL_FILE)  # YAML: round-trip loading takes ~15 s per MB
             self._yaml_cache[key] = None
             if text is not None:
                 try:
@@ -130,7 +134,7 @@ class Context:
             ERROR,
             path,
             line,
-            f"{what} must be a mapping, not {_kind(value)}",
+            f"{what} must be a mapping, not {yamlio.describe(value)}",
             "kube-scheduler and kubectl cannot decode the file",
             f"make {what} a mapping",
         )
@@ -147,19 +151,32 @@ class Context:
             ERROR,
             path,
             line,
-            f"{what} must be a list, not {_kind(value)}",
+            f"{what} must be a list, not {yamlio.describe(value)}",
             "kube-scheduler and kubectl cannot decode the file",
             f"make {what} a list",
         )
         return []
 
+    def string(self, value: Any, path: Path, line: int | None, what: str, default: str) -> str | None:
+        """``value`` when it is a string (``default`` when missing); else a finding and None."""
+        if value is None:
+            return default
+        if isinstance(value, str):
+            return value
+        self.add(
+            "types",
+            ERROR,
+            path,
+            line,
+            f"{what} must be a string, not {yamlio.describe(value)}",
+            "kube-scheduler and kubectl cannot decode the file",
+            f"make {what} a string (quote it)",
+        )
+        return None
+
     @property
     def config(self) -> Any:
         return self.load(self.config_path)
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else f"{type(value).__name__} {str(value)[:40]!r}"
 
 
 def line_of(node: Any, key: str | int | None = None) -> int | None:
@@ -343,16 +360,30 @@ def check_api_version(ctx: Context) -> None:
 
 def check_scheduler_names(ctx: Context) -> None:
     """3. schedulerName identical in the config, the ConfigMap, the chart and sample pods."""
-    names = {str(p.get("schedulerName", "default-scheduler")) for p in _profiles(ctx)}
+    names: set[str] = set()
+    for i, profile in enumerate(_profiles(ctx)):
+        at = line_of(profile, "schedulerName")
+        given = ctx.string(
+            profile.get("schedulerName"), ctx.config_path, at, f"profiles[{i}].schedulerName", "default-scheduler"
+        )
+        names.update([given] if given is not None else [])
     if not names:
         return
     root = ctx.project.root
     pod_file = root / "deploy/sample-pod.yaml"
     pod = ctx.load(pod_file)
-    if isinstance(pod, dict):
+    if pod is not None and not isinstance(pod, dict):
+        ctx.mapping(pod, pod_file, None, "the sample pod")  # a finding
+    elif isinstance(pod, dict):
         spec = ctx.mapping(pod.get("spec"), pod_file, line_of(pod, "spec"), "spec")
-        name = str(spec.get("schedulerName", "default-scheduler"))
-        if name not in names:
+        name = ctx.string(
+            spec.get("schedulerName"),
+            pod_file,
+            line_of(spec, "schedulerName"),
+            "spec.schedulerName",
+            "default-scheduler",
+        )
+        if name is not None and name not in names:
             ctx.add(
                 "scheduler-name",
                 ERROR,
@@ -365,8 +396,6 @@ def check_scheduler_names(ctx: Context) -> None:
     cm_file = root / "deploy/configmap.yaml"
     cm = ctx.load(cm_file)
     if isinstance(cm, dict) and ctx.config_path.absolute() == (root / "deploy/scheduler-config.yaml").absolute():
-        from kplugin import yamlio
-
         data = ctx.mapping(cm.get("data"), cm_file, line_of(cm, "data"), "data")
         embedded = data.get(manifests.CONFIG_FILE)
         try:
@@ -414,10 +443,24 @@ def check_lease(ctx: Context) -> None:
     election = ctx.mapping(
         config.get("leaderElection"), ctx.config_path, line_of(config, "leaderElection"), "leaderElection"
     )
-    if election.get("leaderElect", True) is False:
+    elect = election.get("leaderElect", True)
+    if not isinstance(elect, bool):
+        ctx.add(
+            "types",
+            ERROR,
+            ctx.config_path,
+            line_of(election, "leaderElect"),
+            f"leaderElection.leaderElect must be true or false, not {yamlio.describe(elect)}",
+            "kube-scheduler cannot decode the configuration",
+            "set leaderElect: true (or false for a single replica)",
+        )
         return
-    name = str(election.get("resourceName", DEFAULT_LEASE))
-    namespace = str(election.get("resourceNamespace", "kube-system"))
+    if elect is False:
+        return
+    name, namespace = (
+        ctx.string(election.get(key), ctx.config_path, line_of(election, key), f"leaderElection.{key}", default)
+        for key, default in (("resourceName", DEFAULT_LEASE), ("resourceNamespace", "kube-system"))
+    )
     if name == DEFAULT_LEASE and namespace == "kube-system":
         ctx.add(
             "lease",
@@ -431,21 +474,27 @@ def check_lease(ctx: Context) -> None:
         )
 
 
-def _rules(ctx: Context) -> tuple[Path, list[tuple[Any, Any]]]:
-    """(document, rule) of deploy/rbac.yaml, each rule a mapping whose apiGroups,
-    resources, verbs and resourceNames are lists of strings (the rest are findings)."""
+def _rules(ctx: Context) -> tuple[Path, list[dict[str, Any]]]:
+    """The rules of deploy/rbac.yaml, each a mapping of its document's kind and its
+    apiGroups, resources, verbs and resourceNames, lists of strings (values of other
+    types are findings)."""
     path = ctx.project.root / "deploy/rbac.yaml"
     found = []
     for i, doc in enumerate(ctx.load(path, many=True) or []):
         doc = ctx.mapping(doc, path, None, f"document {i + 1}")
+        kind = ctx.string(doc.get("kind"), path, line_of(doc, "kind"), f"document {i + 1} kind", "")
         rules = ctx.sequence(doc.get("rules"), path, line_of(doc, "rules"), f"document {i + 1} rules")
         for j, rule in enumerate(rules):
             rule = ctx.mapping(rule, path, line_of(rules, j), f"rules[{j}]")
-            clean = {}
+            clean: dict[str, Any] = {"kind": kind}
             for key in ("apiGroups", "resources", "verbs", "resourceNames"):
                 values = ctx.sequence(rule.get(key), path, line_of(rule, key), f"rules[{j}].{key}")
-                clean[key] = [str(v) for v in values if isinstance(v, str | int)]
-            found.append((doc, clean))
+                clean[key] = [
+                    v
+                    for k, v in enumerate(values)
+                    if ctx.string(v, path, line_of(values, k), f"rules[{j}].{key}[{k}]", "") is not None
+                ]
+            found.append(clean)
     return path, found
 
 
@@ -464,8 +513,8 @@ def check_rbac(ctx: Context) -> None:
         )
         return
     granted: set[tuple[str, str, str]] = set()
-    for doc, rule in rules:
-        if doc.get("kind") != "ClusterRole":
+    for rule in rules:
+        if rule["kind"] != "ClusterRole":
             continue
         for group in rule.get("apiGroups") or []:
             for resource in rule.get("resources") or []:
@@ -493,14 +542,14 @@ def check_rbac(ctx: Context) -> None:
             )
     lease = ctx.config.get("leaderElection") if isinstance(ctx.config, dict) else None
     lease = lease if isinstance(lease, dict) else {}
-    if lease and lease.get("leaderElect", True) is not False:
-        name = str(lease.get("resourceName", DEFAULT_LEASE))
+    name = lease.get("resourceName", DEFAULT_LEASE)
+    if lease and lease.get("leaderElect", True) is True and isinstance(name, str):  # wrong types: check_lease
         ok = any(
-            doc.get("kind") in {"Role", "ClusterRole"}
+            rule["kind"] in ("Role", "ClusterRole")
             and "leases" in (rule.get("resources") or [])
             and "update" in (rule.get("verbs") or [])
             and name in (rule.get("resourceNames") or [name])
-            for doc, rule in rules
+            for rule in rules
         )
         if not ok:
             ctx.add(
@@ -558,8 +607,21 @@ def check_args(ctx: Context) -> None:
     for profile in _profiles(ctx):
         for j, entry, configs in _plugin_configs(ctx, profile):
             name = str(entry.get("name", ""))
-            if name in ours:
-                entries.append((name, _plain(entry.get("args") or {}), ctx.config_path, line_of(configs, j)))
+            if name not in ours:
+                continue
+            args = _plain(entry.get("args") or {})
+            if not isinstance(args, dict):
+                ctx.add(
+                    "args",
+                    ERROR,
+                    ctx.config_path,
+                    line_of(entry, "args") or line_of(configs, j),
+                    f"pluginConfig args of {name} must be a mapping, not {yamlio.describe(args)}",
+                    "the plugin's factory cannot decode them and kube-scheduler exits at start-up",
+                    f"give {name}'s args as a mapping of its Args fields",
+                )
+                continue
+            entries.append((name, args, ctx.config_path, line_of(configs, j)))
     for plugin in ctx.project.plugins:
         path = ctx.project.root / argsinfo.args_file(plugin)
         try:
@@ -855,6 +917,7 @@ def run(project: Project, target: Target, config: Path | None = None, binary: Pa
         target=target,
         config_path=config or project.root / "deploy/scheduler-config.yaml",
         binary=binary or (project.root / "bin/kube-scheduler"),
+        config_given=config is not None,
     )
     for check in CHECKS:
         check(ctx)

@@ -34,8 +34,8 @@ def inspect(path: Path) -> ElfInfo:
     data = path.read_bytes()
     try:
         return _inspect(path, data)
-    except (struct.error, IndexError) as err:
-        raise NotElf(f"{path} is a truncated or corrupt ELF file ({err})") from None
+    except (struct.error, IndexError, OverflowError):
+        raise NotElf(f"{path} is a truncated or corrupt ELF file (a header points past its end)") from None
 
 
 def _inspect(path: Path, data: bytes) -> ElfInfo:
@@ -49,6 +49,8 @@ def _inspect(path: Path, data: bytes) -> ElfInfo:
     (machine,) = struct.unpack_from(endian + "H", data, 18)
     (phoff,) = struct.unpack_from(endian + "Q", data, 32)
     phentsize, phnum = struct.unpack_from(endian + "HH", data, 54)
+    if phentsize < 4 or phoff + phnum * phentsize > len(data):
+        raise IndexError("program headers out of the file")
     types = {struct.unpack_from(endian + "I", data, phoff + i * phentsize)[0] for i in range(phnum)}
     return ElfInfo(
         arch=MACHINES.get(machine, f"machine-{machine:#x}"),

@@ -4,6 +4,8 @@ one line (no traceback) and SIGTERM or SIGHUP clean up as Ctrl-C does."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import signal
 import sys
@@ -19,6 +21,14 @@ class Terminated(KeyboardInterrupt):
 
 def _terminate(signum: int, _frame: object) -> None:
     raise Terminated(signum)
+
+
+class _ClosedStdout(io.TextIOWrapper):
+    """stdout when fd 1 was closed: it points at /dev/null, but whatever a library writes
+    there (click's --help) fails as it would have, instead of vanishing."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "stdout is closed; redirect it to a file")
 
 
 def _guard_streams() -> bool:
@@ -37,7 +47,7 @@ def _guard_streams() -> bool:
             os.dup2(null, fd)
             os.close(null)
     if 1 in closed:
-        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
+        sys.stdout = _ClosedStdout(open(1, "wb", closefd=False))  # noqa: SIM115 - lives as long as the process
     if 2 in closed:
         sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
@@ -47,6 +57,14 @@ def _guard_streams() -> bool:
     return 1 in closed
 
 
+def interruption(err: KeyboardInterrupt) -> tuple[str, int]:
+    """The line to print and the exit code for Ctrl-C, SIGTERM or SIGHUP."""
+    signum = getattr(err, "signum", signal.SIGINT)
+    if signum == signal.SIGINT:
+        return "kplugin: interrupted\n", 128 + signum
+    return f"kplugin: terminated by signal {signum}\n", 128 + signum
+
+
 def main() -> None:
     try:
         signal.signal(signal.SIGTERM, _terminate)
@@ -54,8 +72,10 @@ def main() -> None:
         stdout_closed = _guard_streams()
         from kplugin.cli import main as run
         from kplugin.cli import state
+
+        state.stdout_closed = stdout_closed
+        run()  # reports its own interruptions; this catches those before and around it
     except KeyboardInterrupt as err:
-        sys.stderr.write("kplugin: interrupted\n")
-        sys.exit(128 + getattr(err, "signum", signal.SIGINT))
-    state.stdout_closed = stdout_closed
-    run()
+        message, code = interruption(err)
+        sys.stderr.write(message)
+        sys.exit(code)

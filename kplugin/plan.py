@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from kplugin import safefs
-from kplugin.errors import OperationError, UsageError
+from kplugin.errors import KpluginError, OperationError, UsageError
 
 EXECUTABLE_SUFFIXES = (".sh",)
 
@@ -109,10 +109,10 @@ class FilePlan:
         (so of two runs racing for it exactly one wins), else file by file in a
         transaction that puts back what it moved if a later file fails."""
         if self._fresh:
-            with suppress(FileNotFoundError):
-                if safefs.lstat_mode(self.dest) is not None:
-                    self.dest.rmdir()  # empty, or another run filled it: then this fails
             try:
+                with suppress(FileNotFoundError):
+                    if safefs.lstat_mode(self.dest) is not None:
+                        self.dest.rmdir()  # empty, or another run filled it: then this fails
                 os.rename(stage, self.dest)
             except OSError as err:
                 if err.errno in {errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR}:
@@ -133,7 +133,10 @@ class FilePlan:
         self.check_destination(force)
         with self.staged() as stage:
             if in_stage is not None:
-                in_stage(stage)
+                try:
+                    in_stage(stage)
+                except KpluginError as err:  # name the user's directory, not kplugin's staging copy
+                    raise err.relocated(stage, self.dest) from None
             self.commit(stage)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ class Project:
 _KEYS = {"kplugin", "name", "module", "kubernetes", "api", "schedulerName", "image", "plugins", "generated"}
 _PLUGIN_KEYS = {"name", "package", "extensionPoints", "args"}
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
+_VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,2}([-+][0-9A-Za-z.-]{1,40})?", re.ASCII)
 
 
 def load(path: Path) -> Project:
@@ -75,11 +77,15 @@ def load(path: Path) -> Project:
     uses it. A missing or bad file is a usage error naming the file and the field."""
     from kplugin import safefs, yamlio
 
-    root = path.resolve()
+    try:
+        root = path.resolve()
+    except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop (Python 3.11)
+        raise UsageError(f"{path} is not a kplugin project directory ({err})") from None
     meta_file = root / PROJECT_FILE
-    if safefs.lstat_mode(meta_file) is None:
+    data = safefs.read_project_file(root, PROJECT_FILE, safefs.SMALL_FILE)  # a regular file, never a link out
+    if data is None:
         raise UsageError(f"{path} is not a kplugin project (no {PROJECT_FILE}); run kplugin new first")
-    raw: Any = yamlio.load_file(meta_file, "project file")
+    raw: Any = yamlio.parse(safefs.decode(data, "project file", meta_file), f"project file {meta_file}")
     return parse(root, raw)
 
 
@@ -102,6 +108,8 @@ def parse(root: Path, raw: Any) -> Project:
     for key in ("name", "module", "kubernetes", "schedulerName", "image", "plugins"):
         if key not in raw:
             raise fail(key, "is missing")
+    if "kplugin" in raw and (not isinstance(raw["kplugin"], str) or not _VERSION.fullmatch(raw["kplugin"])):
+        raise fail("kplugin", f"{str(raw['kplugin'])[:40]!r} is not the version of kplugin that wrote the file")
     name = validate_project_name(raw["name"], where("name"))
     module = validate_module_path(raw["module"], where("module"))
     target = resolve(raw["kubernetes"], where=where("kubernetes"))
@@ -132,22 +140,20 @@ def parse(root: Path, raw: Any) -> Project:
         if not isinstance(points_raw, list) or not all(isinstance(p, str) for p in points_raw):
             raise fail(f"{at}.extensionPoints", "must be a list of extension point names")
         points = parse_extension_points(",".join(points_raw), where(f"{at}.extensionPoints"))
-        # true or false; kplugin 0.1 wrote a field list here, which meant the sample's Args
         takes_args = entry.get("args", True)
-        if isinstance(takes_args, dict):
-            takes_args = True
         if not isinstance(takes_args, bool):
             raise fail(f"{at}.args", "must be true or false (whether the plugin has Args)")
         plugins.append(PluginSpec(name=plugin_name, extension_points=points, args=takes_args))
     for attribute, what in (("name", "plugin"), ("package", "package")):
         seen = [getattr(p, attribute) for p in plugins]
-        twice = sorted({v for v in seen if seen.count(v) > 1})
+        twice = sorted(value for value, count in Counter(seen).items() if count > 1)
         if twice:
             raise fail("plugins", f"names the {what} {twice[0]!r} twice")
     sorters = [p.name for p in plugins if p.has(ExtensionPoint.QUEUE_SORT)]
     if len(sorters) > 1:
         raise fail("plugins", f"has {len(sorters)} QueueSort plugins ({', '.join(sorters)}); a profile takes one")
-    generated_raw = raw.get("generated") or {}
+    generated_raw = raw.get("generated")
+    generated_raw = {} if generated_raw is None else generated_raw
     if not isinstance(generated_raw, dict):
         raise fail("generated", "must be a mapping of file paths to sha256 digests")
     generated: dict[str, str] = {}
@@ -157,6 +163,8 @@ def parse(root: Path, raw: Any) -> Project:
             raise fail(f"generated: {str(key)[:80]!r}", f"{problem}; only paths inside the project are allowed")
         if key in EDITED_FILES:
             raise fail(f"generated: {key!r}", "is a file kplugin edits in place, never one it generates")
+        if ".git" in key.split("/"):
+            raise fail(f"generated: {key[:80]!r}", "is in .git, which kplugin never generates (nor deletes)")
         if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
             raise fail(f"generated: {key!r}", "must map to a sha256 digest (64 lower-case hex digits)")
         generated[key] = digest

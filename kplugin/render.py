@@ -82,10 +82,10 @@ def build_config(request: RenderRequest, progress: Callable[[str], None] = lambd
     run here; request.notices says when it could not."""
     project = request.project
     served = request.target.release.config_api_versions
-    api_version = request.api_version or "v1"
+    api_version = request.api_version if request.api_version is not None else "v1"  # '' is a mistake
     if api_version not in served:
         raise UsageError(
-            f"--api-version {api_version}: not served by Kubernetes {request.target.version} "
+            f"--api-version {api_version!r}: not served by Kubernetes {request.target.version} "
             f"(served: {', '.join(served)})"
         )
     names = request.scheduler_names or (project.scheduler_name,)
@@ -102,6 +102,8 @@ def build_config(request: RenderRequest, progress: Callable[[str], None] = lambd
                 f"--disable-default {name[:60]!r}: not a default plugin of kube-scheduler; use '*' or one of "
                 f"{', '.join(sorted(IN_TREE_PLUGINS))}"
             )
+    if request.kubeconfig is not None and not request.kubeconfig.strip():
+        raise UsageError("--kubeconfig '' is empty; give the kubeconfig's path, or leave it out for in-cluster access")
     percentage = request.percentage_of_nodes_to_score
     if percentage is not None and not 0 <= percentage <= 100:
         raise UsageError(f"--percentage-of-nodes-to-score {percentage}: must be from 0 to 100")
@@ -162,10 +164,15 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
     from kplugin import safefs
 
     where = f"--merge {existing}"
-    text = safefs.read_text(existing, "--merge")
+    original = safefs.read_text(existing, "--merge")
+    # parsed with LF endings: ruamel keeps a comment's '\r', which would come out doubled
+    text = original.replace("\r\n", "\n")
     yamlio.parse(text, where)  # plain data only: no aliases, no deep nesting, valid YAML
     try:
-        _, indent, offset = load_yaml_guess_indent(text)
+        try:
+            _, indent, offset = load_yaml_guess_indent(text)
+        except (IndexError, ValueError, TypeError):  # its guess trips on e.g. an empty '- ' item
+            indent, offset = None, None
         yaml = YAML()
         yaml.preserve_quotes = True
         yaml.width = 4096
@@ -180,6 +187,10 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
     profiles = shape.seq(doc, "profiles", "profiles")
     for i, profile in enumerate(profiles):
         shape.mapping(profile, f"profiles[{i}]")
+        if not isinstance(profile.get("schedulerName", ""), str):
+            raise shape.fail(
+                f"profiles[{i}].schedulerName", f"must be a string, not {yamlio.describe(profile['schedulerName'])}"
+            )
     for name in config.scheduler_names:
         fresh = config.profile(name)
         index, current = next(((i, p) for i, p in enumerate(profiles) if p.get("schedulerName") == name), (-1, None))
@@ -203,7 +214,7 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
     out = io.StringIO()
     yaml.dump(doc, out)
     merged = out.getvalue()
-    return merged.replace("\n", "\r\n") if "\r\n" in text else merged
+    return merged.replace("\n", "\r\n") if "\r\n" in original else merged
 
 
 class _Shape:
@@ -217,7 +228,7 @@ class _Shape:
 
     def mapping(self, value: Any, at: str) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise self.fail(at, f"must be a mapping, not {_kind(value)}")
+            raise self.fail(at, f"must be a mapping, not {yamlio.describe(value)}")
         return value
 
     def child_mapping(self, parent: dict[str, Any], key: str, at: str) -> dict[str, Any]:
@@ -230,19 +241,15 @@ class _Shape:
             parent[key] = []
         value = parent[key]
         if not isinstance(value, list):
-            raise self.fail(at, f"must be a list, not {_kind(value)}")
+            raise self.fail(at, f"must be a list, not {yamlio.describe(value)}")
         return value
 
     def named_entries(self, parent: dict[str, Any], key: str, at: str) -> list[Any]:
         entries = self.seq(parent, key, at)
         for j, entry in enumerate(entries):
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
-                raise self.fail(f"{at}[{j}]", f"must be a mapping with a string name, not {_kind(entry)}")
+                raise self.fail(f"{at}[{j}]", f"must be a mapping with a string name, not {yamlio.describe(entry)}")
         return entries
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else f"{type(value).__name__} {str(value)[:40]!r}"
 
 
 def check_binary(binary: Path, what: str = "--binary") -> Path:

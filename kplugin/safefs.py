@@ -31,8 +31,10 @@ from kplugin.errors import OperationError, UsageError
 
 # Limits on what kplugin parses: far above any real file of each kind, far below what
 # would take seconds or gigabytes.
-SMALL_FILE = 1 << 20  # kplugin.yaml, --args, scheduler configurations, manifests, Go files
-LARGE_FILE = 256 << 20  # scenarios and snapshots of whole clusters
+SMALL_FILE = 1 << 20  # kplugin.yaml, --args, scheduler configurations, manifests
+# scenarios (5,000 nodes and 50,000 pods fit): ruamel.yaml builds about 0.3 MB/s of YAML
+# here, so the 256 MB this was would take a quarter of an hour to read
+LARGE_FILE = 4 << 20
 
 
 def _kind(mode: int) -> str:
@@ -199,6 +201,10 @@ def output_target(path: Path, what: str, *, force: bool, must_exist: bool = Fals
         if not real.parent.is_dir():
             raise UsageError(f"{what} {path}: directory {real.parent} does not exist") from None
         return real
+    except NotADirectoryError:
+        raise UsageError(f"{what} {path}: a part of the path is not a directory") from None
+    except OSError as err:  # a symlink loop (ELOOP), a name too long, no permission
+        raise UsageError(f"{what} {path}: {err.strerror or err}") from None
     if not stat.S_ISREG(info.st_mode):
         raise UsageError(f"{what} {path} is {_kind(info.st_mode)}; kplugin only writes regular files")
     if not must_exist and not force:
@@ -209,13 +215,20 @@ def output_target(path: Path, what: str, *, force: bool, must_exist: bool = Fals
 def write_atomic(path: Path, content: bytes) -> None:
     """Replace the regular file ``path`` (already resolved by ``output_target``) through a
     temporary file beside it; the old file's mode is kept, a new one gets the umask's."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as err:
+        raise OperationError(f"writing {path}: {err.strerror or err}") from err
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
         mode = lstat_mode(path)
         os.chmod(tmp, (mode & 0o7777) if mode is not None else 0o666 & ~current_umask())
         os.replace(tmp, path)
+    except OSError as err:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise OperationError(f"writing {path}: {err.strerror or err}") from err
     except BaseException:
         with suppress(OSError):
             os.unlink(tmp)
@@ -234,6 +247,35 @@ def make_stage(parent: Path, name: str) -> Path:
     stage = Path(tempfile.mkdtemp(prefix=f".{name}.kplugin-", dir=parent))
     os.chmod(stage, 0o777 & ~current_umask())
     return stage
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a directory tree, ignoring errors as ``shutil.rmtree(ignore_errors=True)``
+    does, but without recursion (shutil's recurses: a tree deeper than Python's recursion
+    limit, copied from a hostile project, would be a RecursionError and stay behind)."""
+    stack: list[tuple[Path, bool]] = [(path, False)]
+    while stack:
+        current, emptied = stack.pop()
+        if emptied:
+            with suppress(OSError):
+                os.rmdir(current)
+            continue
+        try:
+            with os.scandir(current) as scan:
+                entries = list(scan)
+        except NotADirectoryError:
+            with suppress(OSError):
+                os.unlink(current)
+            continue
+        except OSError:
+            continue
+        stack.append((current, True))
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((Path(entry.path), False))
+            else:
+                with suppress(OSError):
+                    os.unlink(entry.path)
 
 
 # --- all-or-nothing updates -------------------------------------------------------

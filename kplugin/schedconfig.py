@@ -16,10 +16,6 @@ DEFAULT_BINDER = "DefaultBinder"
 DEFAULT_LEASE = "kube-scheduler"
 MAX_WEIGHT = 2**31 - 1
 
-# The sample plugin's Args as the generated args.go declares them (recorded per plugin
-# in kplugin.yaml), and the args the generated configuration sets.
-ARGS_FIELDS = {"nodeLabel": "qualifiedName", "resourceName": "qualifiedName"}
-ARGS_DEFAULTS = {"resourceName": "cpu"}
 
 
 @dataclass(frozen=True)

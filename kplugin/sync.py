@@ -22,6 +22,7 @@ failure leaves it as it was.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import stat
@@ -31,8 +32,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin import proc, safefs, scaffold, yamlio
-from kplugin.errors import KpluginError, OperationError, UsageError
+from kplugin import golang, proc, safefs, scaffold, yamlio
+from kplugin.errors import KpluginError, OperationError, ToolError, UsageError
 from kplugin.project import EDITED_FILES, PROJECT_FILE, Project
 from kplugin.spec import PluginSpec, ProjectSpec
 from kplugin.versions import Target
@@ -194,7 +195,12 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
     if kept_block:
         assert block is not None
         go_mod.write_text(_REPLACE_BLOCK.sub(lambda _: block[0], text, count=1))
-    current = json.loads(proc.run(["go", "mod", "edit", "-json"], cwd=module_dir, what="go mod edit -json"))
+    try:
+        current = json.loads(_go(module_dir, "go mod edit -json", "mod", "edit", "-json"))
+    except ValueError:  # go printed something else with it (a toolchain download, a warning)
+        raise OperationError(f"go mod edit -json in {module_dir} printed no JSON; run it there to see why") from None
+    if not isinstance(current, dict):
+        raise OperationError(f"go mod edit -json in {module_dir} printed no JSON object")
     edits = []
     go_line = str(current.get("Go") or "")
     wanted = new.release.go_directive
@@ -212,7 +218,15 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
             if old_path in staging or (old_path.startswith("k8s.io/") and replace["New"].get("Version")):
                 edits.append(f"-dropreplace={old_path}")
         edits += [f"-replace={m}={m}@{new.version.staging_tag}" for m in new.release.staging_modules]
-    proc.run(["go", "mod", "edit", *edits], cwd=module_dir, what="go mod edit")
+    _go(module_dir, "go mod edit", "mod", "edit", *edits)
+
+
+def _go(module_dir: Path, what: str, *args: str) -> str:
+    """A go command in the module; a failure is one line with go's own last line."""
+    try:
+        return proc.run(["go", *args], cwd=module_dir, what=what)
+    except ToolError as err:
+        raise OperationError(golang.explain_go_failure(err)) from err
 
 
 # --- staging -------------------------------------------------------------------------
@@ -220,20 +234,28 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
 
 def _copy_project(root: Path, stage: Path) -> None:
     """Copy the project's directories, regular files and symlinks (as links) into the
-    stage; FIFOs, devices and sockets are left out (reading one would hang or never end)."""
-
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        skipped = set()
+    stage; FIFOs, devices and sockets are left out (reading one would hang or never end).
+    Without recursion: a tree deeper than Python's recursion limit is copied too. The
+    first failure (a full disk) stops the copy with its OSError."""
+    pending = [Path()]
+    while pending:
+        relative = pending.pop()
+        with os.scandir(root / relative) as entries:
+            names = sorted(entry.name for entry in entries)
         for name in names:
-            if Path(directory) == root and (name in _NOT_STAGED or (name.startswith(".") and ".kplugin-" in name)):
-                skipped.add(name)
+            if relative == Path() and (name in _NOT_STAGED or (name.startswith(".") and ".kplugin-" in name)):
                 continue
-            mode = safefs.lstat_mode(Path(directory) / name)
-            if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
-                skipped.add(name)
-        return skipped
-
-    shutil.copytree(root, stage, ignore=ignore, symlinks=True, dirs_exist_ok=True)
+            source, target = root / relative / name, stage / relative / name
+            mode = safefs.lstat_mode(source)
+            if mode is None:
+                continue
+            if stat.S_ISLNK(mode):
+                os.symlink(os.readlink(source), target)
+            elif stat.S_ISDIR(mode):
+                target.mkdir()
+                pending.append(relative / name)
+            elif stat.S_ISREG(mode):
+                shutil.copy2(source, target)
 
 
 def check_targets(project: Project, sync: Sync) -> None:
@@ -270,7 +292,7 @@ def staged(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None
                 raise err.relocated(stage, project.root) from None
         yield stage
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        safefs.remove_tree(stage)
 
 
 def commit(project: Project, sync: Sync, stage: Path) -> list[PurePosixPath]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from kplugin import golang, scaffold, sync
-from kplugin.errors import OperationError, UsageError
+from kplugin.errors import KpluginError, OperationError, UsageError
 from kplugin.goapi import NATIVE
 from kplugin.project import Project, load
 from kplugin.spec import ProjectSpec
@@ -106,4 +106,7 @@ def retargeted(project: Project, target: Target) -> Iterator[Project]:
     check_user_code(project, spec, rendered)
     plan = sync.plan(project, spec, force=True, rendered=rendered)
     with sync.staged(project, plan, _go_mod(project, target, plan, tidy=True)) as stage:
-        yield load(stage)
+        try:
+            yield load(stage)
+        except KpluginError as err:  # e.g. go build's errors: the project's files, not the removed copy's
+            raise err.relocated(stage, project.root) from None

@@ -69,6 +69,19 @@ def describe_error(err: Exception) -> str:
     return f"{where}: {problem}"
 
 
+def describe(value: Any) -> str:
+    """A loaded value as an error message shows it: its YAML kind and its start
+    ("a list [1, 2]"), never a Python class name such as CommentedSeq."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    kinds = ((dict, "a mapping"), (list, "a list"), (int, "an integer"), (float, "a number"), (str, "a string"))
+    kind = next((name for cls, name in kinds if isinstance(value, cls)), type(value).__name__)
+    shown = repr(value) if isinstance(value, str) else str(value)
+    return f"{kind} {shown[:40]}{'...' if len(shown) > 40 else ''}"
+
+
 # Nesting deeper than this is no configuration anyone writes; the C parser slows down
 # quadratically with depth and its composer recurses (a '[' * 100000 crashed it).
 MAX_DEPTH = 64

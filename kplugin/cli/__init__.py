@@ -9,8 +9,9 @@ import errno
 import os
 import re
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
+import click
 import typer
 
 from kplugin import __version__
@@ -99,15 +100,17 @@ def _listed_only() -> None:  # pragma: no cover - stands in for a command in the
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app and turn every error into one line and a code."""
-    import click
-
     args = list(argv if argv is not None else sys.argv[1:])
     state.debug = "--debug" in args or bool(os.environ.get("KPLUGIN_DEBUG"))
-    register(args)
     code = 0
     try:
-        # Without standalone mode click returns the code of a typer.Exit instead of raising.
-        returned = app(args=args, prog_name="kplugin", standalone_mode=False)
+        register(args)
+        command = typer.main.get_command(app)
+        _refuse_empty_paths(command)
+        # The click command itself, not app(...): typer's main would turn Ctrl-C (and so
+        # SIGTERM and SIGHUP) into a silent exit 130 before the handler below sees it.
+        with command.make_context("kplugin", args) as context:
+            returned = command.invoke(context)
         if isinstance(returned, int) and not isinstance(returned, bool):
             code = returned
     except click.exceptions.Exit as exit_:
@@ -129,16 +132,41 @@ def main(argv: list[str] | None = None) -> None:
             hint = f" (see '{ctx.command_path} --help')"
         # typer and click >= 8.2 both append their suggestion: say it once
         message = re.sub(r"( Did you mean [^?]*\?)(\1)+", r"\1", err.format_message())
+        # click quotes the whole bad value: a number of 5,000 digits is shown by its start
+        message = re.sub(r"'([^'\n]{40})[^'\n]{20,}'", r"'\1...'", message)
         sys.stderr.write(f"kplugin: error: {message}{hint}\n")
         code = err.exit_code
     except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM/SIGHUP (launch.Terminated)
-        signum = getattr(err, "signum", 2)
-        sys.stderr.write("kplugin: interrupted\n" if signum == 2 else f"kplugin: terminated by signal {signum}\n")
-        code = 128 + signum
+        from kplugin.launch import interruption
+
+        message, code = interruption(err)
+        sys.stderr.write(message)
     except Exception as err:
         code = _report(err)
     code = _flush_stdout(code)
     sys.exit(code)
+
+
+class _NonEmptyPath(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2
+    """A path parameter that refuses '': click would take an empty value (an unset
+    shell variable) for the current directory, and an empty value is never a default."""
+
+    def __init__(self, inner: click.ParamType[Any]) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == "":
+            self.fail("an empty path; give a path, or leave the option out for its default", param, ctx)
+        return self.inner.convert(value, param, ctx)
+
+
+def _refuse_empty_paths(command: click.Command) -> None:
+    for param in command.params:
+        if isinstance(param.type, click.Path):
+            param.type = _NonEmptyPath(param.type)
+    for sub in getattr(command, "commands", {}).values():
+        _refuse_empty_paths(sub)
 
 
 def _flush_stdout(code: int) -> int:

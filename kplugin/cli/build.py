@@ -60,11 +60,17 @@ def build(
     from kplugin import project as projects
     from kplugin import upgrade
     from kplugin.cli.console import out, say, status
+    from kplugin.errors import UsageError
     from kplugin.spec import validate_image
     from kplugin.versions import resolve
 
     if image is not None:
         validate_image(image)
+    for option, value in (("--go-image", go_image), ("--base-image", base_image), ("--network", network)):
+        if value is not None and not value.strip():  # an unset shell variable, never the default
+            raise UsageError(f"{option} {value!r} is empty; give a value, or leave the option out for its default")
+    if output is not None and output.exists() and not output.is_dir():
+        raise UsageError(f"--output {output} is not a directory; give the directory to keep the binary in")
     log_target = None
     if log_file is not None:
         from kplugin import safefs
