@@ -237,9 +237,11 @@ class _Shape:
         return self.mapping(parent[key], at)
 
     def seq(self, parent: dict[str, Any], key: str, at: str) -> list[Any]:
-        if parent.get(key) is None:
+        if key not in parent:
             parent[key] = []
         value = parent[key]
+        if value is None:  # written out as null: a mistake to point out, not an empty list to fill
+            raise self.fail(at, "is null; give a list, or leave the key out")
         if not isinstance(value, list):
             raise self.fail(at, f"must be a list, not {yamlio.describe(value)}")
         return value
