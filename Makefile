@@ -9,8 +9,8 @@ test: ## The whole suite, Go integration tests included
 quick: ## Everything but the Go/Docker integration tests
 	python -m pytest -m "not integration"
 
-lint: ## ruff, ruff format, mypy
-	ruff check . && ruff format --check . && mypy
+lint: ## ruff, ruff format, mypy, the import layers
+	ruff check . && ruff format --check . && mypy && lint-imports
 
 examples: ## Regenerate examples/
 	python -m kplugin.maintainer.examples

@@ -59,9 +59,9 @@ def template(name: str = "p", points: str = "filter,score", plugin: str | None =
 
 @cache
 def _template(name: str, points: str, plugin: str | None) -> Path:
-    from kplugin import scaffold
-    from kplugin.spec import ProjectSpec
-    from kplugin.versions import resolve
+    from kplugin.generate import scaffold
+    from kplugin.model.spec import ProjectSpec
+    from kplugin.model.versions import resolve
 
     spec = ProjectSpec.build(name, resolve(K8S), extension_points=points, plugin=plugin)
     dest = _templates() / f"{name}-{points.replace(',', '_')}-{plugin}" / name

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from kplugin import build, elf, golang
-from kplugin.errors import ToolError, UsageError
+from kplugin import build
+from kplugin.core import elf, golang
+from kplugin.core.errors import ToolError, UsageError
 
 
 def test_dynamic_binary_is_detected() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from kplugin import scaffold
-from kplugin.spec import ExtensionPoint, ProjectSpec
-from kplugin.versions import resolve, supported_releases
+from kplugin.generate import scaffold
+from kplugin.model.spec import ExtensionPoint, ProjectSpec
+from kplugin.model.versions import resolve, supported_releases
 
 ALL_POINTS = ",".join(ExtensionPoint)
 MINORS = [r.key for r in supported_releases()]

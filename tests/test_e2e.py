@@ -152,7 +152,7 @@ def test_scores_best_first() -> None:
 def test_free_ports_are_distinct_and_bindable() -> None:
     import socket
 
-    from kplugin.controlplane import free_ports
+    from kplugin.e2e.controlplane import free_ports
 
     ports = free_ports(3)
     assert len(set(ports)) == 3
@@ -171,7 +171,7 @@ cannot list resource "nodes" in API group "" at the cluster scope
 
 
 def test_rbac_denials_fail_the_run() -> None:
-    from kplugin.errors import OperationError
+    from kplugin.core.errors import OperationError
 
     denied = e2e.denied_requests(FORBIDDEN_LOG)
     assert denied == ["list devicetaintrules.resource.k8s.io", "list nodes"]
@@ -189,8 +189,9 @@ def test_rbac_file_must_hold_objects(kplugin: Kplugin, project: Path) -> None:
 def test_a_configuration_the_scheduler_refuses_is_one_line(tmp_path: Path) -> None:
     """e2e asks the scheduler binary about its configuration (--write-config-to) before
     it starts anything, and reports the scheduler's own error line, not its flag dump."""
-    from kplugin import e2e, project, schedconfig
-    from kplugin.errors import OperationError
+    from kplugin import e2e
+    from kplugin.core.errors import OperationError
+    from kplugin.model import project, schedconfig
 
     log = tmp_path / "log"
     flags = "".join(f'I1203 10:00:00.000000       1 flags.go:64] FLAG: --flag-{i}="x"\n' for i in range(14))

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import REPO, Run, tree
 
-from kplugin import scaffold, templating
-from kplugin.errors import OperationError
-from kplugin.spec import ExtensionPoint, ProjectSpec
-from kplugin.versions import resolve
+from kplugin.core.errors import OperationError
+from kplugin.generate import scaffold, templating
+from kplugin.model.spec import ExtensionPoint, ProjectSpec
+from kplugin.model.versions import resolve
 
 New = Callable[..., Run]
 EXAMPLES = REPO / "examples"

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from kplugin import goapi, gosource
+from kplugin.generate import gosource
 from kplugin.maintainer import catalog
-from kplugin.versions import catalog as releases
+from kplugin.model import goapi
+from kplugin.model.versions import catalog as releases
 
 
 def shape(minor: str) -> dict[str, object]:

@@ -21,8 +21,9 @@ import hostile
 import pytest
 from hostile import NEXT_K8S, World
 
-from kplugin import controlplane, safefs
-from kplugin.errors import OperationError
+from kplugin.core import safefs
+from kplugin.core.errors import OperationError
+from kplugin.e2e import controlplane
 
 pytestmark = pytest.mark.hostile
 

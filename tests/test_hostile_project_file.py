@@ -20,7 +20,7 @@ import pytest
 from hostile import K8S, NEXT_K8S, World
 from ruamel.yaml import YAML
 
-from kplugin import yamlio
+from kplugin.core import yamlio
 
 pytestmark = pytest.mark.hostile
 

@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from kplugin import controlplane
 from kplugin.cli import main
-from kplugin.errors import OperationError
+from kplugin.core.errors import OperationError
+from kplugin.e2e import controlplane
 
 pytestmark = pytest.mark.hostile
 

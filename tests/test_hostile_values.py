@@ -21,8 +21,9 @@ import pytest
 from hostile import K8S, World
 from ruamel.yaml import YAML
 
-from kplugin import controlplane, yamlio
-from kplugin.errors import OperationError
+from kplugin.core import yamlio
+from kplugin.core.errors import OperationError
+from kplugin.e2e import controlplane
 
 pytestmark = pytest.mark.hostile
 

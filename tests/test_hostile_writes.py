@@ -23,7 +23,7 @@ import pytest
 from conftest import Run
 from hostile import K8S, NEXT_K8S, World
 
-from kplugin import safefs
+from kplugin.core import safefs
 
 pytestmark = pytest.mark.hostile
 

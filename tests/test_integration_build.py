@@ -15,7 +15,7 @@ import dockerenv
 import pytest
 from conftest import Run, tree
 
-from kplugin import elf
+from kplugin.core import elf
 
 pytestmark = [pytest.mark.integration, pytest.mark.docker]
 DOCKER_ARGS = ["--go-image", dockerenv.GO_IMAGE, "--base-image", dockerenv.BASE_IMAGE, "--network", "host"]

@@ -18,8 +18,8 @@ import pytest
 from conftest import Run, tree
 from ruamel.yaml import YAML
 
-from kplugin.spec import ExtensionPoint
-from kplugin.versions import resolve, supported_releases
+from kplugin.model.spec import ExtensionPoint
+from kplugin.model.versions import resolve, supported_releases
 
 pytestmark = pytest.mark.integration
 
@@ -192,7 +192,7 @@ def test_plugin_code_written_once_moves_between_minors(
 def test_build_for_another_version_from_a_retargeted_copy(kplugin: Callable[..., Run], tmp_path: Path) -> None:
     """One CI job builds a plugin for every cluster version: the project stays pinned,
     the binary is the other version's kube-scheduler and loads a rendered config."""
-    from kplugin import render
+    from kplugin.config import render
 
     assert kplugin("new", "multi", "--k8s", OLDEST, "-o", str(tmp_path)).code == 0
     project = tmp_path / "multi"

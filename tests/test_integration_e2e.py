@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import Run
 
-from kplugin.spec import ExtensionPoint
-from kplugin.versions import supported_releases
+from kplugin.model.spec import ExtensionPoint
+from kplugin.model.versions import supported_releases
 
 pytestmark = pytest.mark.integration
 
@@ -146,9 +146,10 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     """A scheduler that exits at start (here one that rejects its flags) is an operation
     failure with the end of its log; etcd and kube-apiserver are stopped and the working
     directory removed."""
-    from kplugin import controlplane, e2e
-    from kplugin.errors import OperationError
-    from kplugin.project import load
+    from kplugin import e2e
+    from kplugin.core.errors import OperationError
+    from kplugin.e2e import controlplane
+    from kplugin.model.project import load
 
     project = load(new(kplugin, tmp_path, OLDEST))
     apiserver = controlplane.apiserver_binary(project, lambda _: None)

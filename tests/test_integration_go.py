@@ -15,7 +15,7 @@ from conftest import REPO, Run, tree
 from ruamel.yaml import YAML
 
 from kplugin.maintainer import examples
-from kplugin.spec import ExtensionPoint
+from kplugin.model.spec import ExtensionPoint
 
 pytestmark = pytest.mark.integration
 
@@ -237,7 +237,7 @@ def test_unregistered_plugin_rejected_by_binary_and_doctor(
     project = projects["gpu-aware"]
     bad = tmp_path / "bad.yaml"
     bad.write_text((project / "deploy/scheduler-config.yaml").read_text().replace("name: GpuAware", "name: Ghost"))
-    from kplugin import render
+    from kplugin.config import render
 
     accepted, message = render.validate(binaries["gpu-aware"], bad.read_text())
     assert not accepted

@@ -263,7 +263,7 @@ def test_merge_malformed(kplugin: K, project: Path, tmp_path: Path) -> None:
     ],
 )
 def test_where_the_cache_lives(monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], expected: str) -> None:
-    from kplugin import cache
+    from kplugin.core import cache
 
     for name in ("KPLUGIN_CACHE_DIR", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from kplugin.errors import UsageError
-from kplugin.spec import (
+from kplugin.core.errors import UsageError
+from kplugin.model.spec import (
     ExtensionPoint,
     ProjectSpec,
     parse_extension_points,
@@ -16,7 +16,7 @@ from kplugin.spec import (
     validate_project_name,
     validate_scheduler_name,
 )
-from kplugin.versions import KubeVersion, resolve
+from kplugin.model.versions import KubeVersion, resolve
 
 BAD_PROJECT_NAMES = [
     "gpu_aware",

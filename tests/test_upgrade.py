@@ -13,7 +13,7 @@ import pytest
 from conftest import Run, tree
 from ruamel.yaml import YAML
 
-from kplugin import scaffold
+from kplugin.generate import scaffold
 
 Kplugin = Callable[..., Run]
 
@@ -138,7 +138,7 @@ def test_file_in_the_way_is_a_conflict(kplugin: Kplugin, project: Path) -> None:
     meta = project / "kplugin.yaml"
     data = YAML(typ="safe").load(meta)
     del data["generated"]["internal/fw/zz_generated.fw.go"]
-    from kplugin import yamlio
+    from kplugin.core import yamlio
 
     meta.write_text(yamlio.dump(data))
     (project / "internal/fw/zz_generated.fw.go").write_text("package fw // mine\n")
@@ -248,7 +248,7 @@ def test_add_plugin_stops_on_edited_config(kplugin: Kplugin, project: Path) -> N
 
 def test_project_without_recorded_files_is_refused(kplugin: Kplugin, project: Path) -> None:
     """A kplugin.yaml of an earlier kplugin (no generated: section) cannot be upgraded safely."""
-    from kplugin import yamlio
+    from kplugin.core import yamlio
 
     meta = project / "kplugin.yaml"
     data = YAML(typ="safe").load(meta)
@@ -268,7 +268,7 @@ def test_disk_full_while_copying_for_another_version(
     1, not an internal error; the project is untouched and the copy removed."""
     import errno
 
-    from kplugin import sync
+    from kplugin.generate import sync
 
     def full(source: Path, stage: Path) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(stage / "go.sum"))

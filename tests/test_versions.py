@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from kplugin.errors import UsageError
-from kplugin.versions import KubeVersion, catalog, default_target, resolve, supported_range
+from kplugin.core.errors import UsageError
+from kplugin.model.versions import KubeVersion, catalog, default_target, resolve, supported_range
 
 
 @pytest.mark.parametrize("value", ["1.28.3", "v1.28.3", " 1.28.3 "])

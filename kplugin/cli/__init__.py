@@ -203,7 +203,7 @@ _OS_HINTS = {
 
 
 def _report(err: Exception) -> int:
-    from kplugin.errors import KpluginError, ToolError
+    from kplugin.core.errors import KpluginError, ToolError
 
     if state.debug:
         import traceback

@@ -37,9 +37,9 @@ def plugin(
     dry_run: DryRun = False,
 ) -> None:
     """Add a plugin package to the project and register it."""
-    from kplugin import addplugin
-    from kplugin import project as projects
     from kplugin.cli.console import say
+    from kplugin.generate import addplugin
+    from kplugin.model import project as projects
 
     project = projects.load(project_dir)
     result = addplugin.add_plugin(
@@ -68,9 +68,9 @@ def extension_point(
     dry_run: DryRun = False,
 ) -> None:
     """Add an extension point to a plugin: its adapter, the configuration and a stub."""
-    from kplugin import addplugin
-    from kplugin import project as projects
     from kplugin.cli.console import note, say
+    from kplugin.generate import addplugin
+    from kplugin.model import project as projects
 
     project = projects.load(project_dir)
     result = addplugin.add_extension_points(

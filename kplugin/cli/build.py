@@ -57,12 +57,12 @@ def build(
     from contextlib import ExitStack
 
     from kplugin import build as core
-    from kplugin import project as projects
-    from kplugin import upgrade
     from kplugin.cli.console import out, say, status
-    from kplugin.errors import UsageError
-    from kplugin.spec import validate_image
-    from kplugin.versions import resolve
+    from kplugin.core.errors import UsageError
+    from kplugin.generate import upgrade
+    from kplugin.model import project as projects
+    from kplugin.model.spec import validate_image
+    from kplugin.model.versions import resolve
 
     if image is not None:
         validate_image(image)
@@ -73,7 +73,7 @@ def build(
         raise UsageError(f"--output {output} is not a directory; give the directory to keep the binary in")
     log_target = None
     if log_file is not None:
-        from kplugin import safefs
+        from kplugin.core import safefs
 
         log_target = safefs.output_target(log_file, "--log-file", force=True)
     project = projects.load(path)

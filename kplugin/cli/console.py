@@ -41,7 +41,7 @@ def say(text: str) -> None:
 def out(text: str) -> None:
     """Data for stdout (a rendered file, --json). A closed stdout or a full disk is a
     failed operation; a reader that went away (a closed pipe) ends kplugin quietly."""
-    from kplugin.errors import OperationError
+    from kplugin.core.errors import OperationError
 
     stream = sys.stdout
     if stream is None or state.stdout_closed:

@@ -20,17 +20,17 @@ def doctor(
 ) -> None:
     """Find what silently breaks scheduler plugins in production. Exit 1 on any error."""
     from kplugin import doctor as core
-    from kplugin import project as projects
     from kplugin.cli.console import out, print_table, say
-    from kplugin.versions import resolve
+    from kplugin.model import project as projects
+    from kplugin.model.versions import resolve
 
     project = projects.load(path)
     if config is not None:
-        from kplugin import safefs
+        from kplugin.core import safefs
 
         safefs.read_bytes(config, "--config")  # a regular file kplugin can read, or exit 2
     if binary is not None:
-        from kplugin.render import check_binary
+        from kplugin.config.render import check_binary
 
         check_binary(binary)
     target = resolve(k8s, need_templates=False) if k8s is not None else project.target

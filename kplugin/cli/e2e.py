@@ -31,11 +31,12 @@ def e2e(
     as_json: Annotated[bool, typer.Option("--json", help="Print the placements as JSON.")] = False,
 ) -> None:
     """Run the project's scheduler against a real local control plane and a scenario of nodes and pods."""
-    from kplugin import build, controlplane
+    from kplugin import build
     from kplugin import e2e as core
-    from kplugin import project as projects
     from kplugin.cli.console import note, out, say, status
-    from kplugin.errors import UsageError
+    from kplugin.core.errors import UsageError
+    from kplugin.e2e import controlplane
+    from kplugin.model import project as projects
 
     project = projects.load(path)
     if not 1 <= timeout <= 3600:

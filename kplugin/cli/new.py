@@ -63,10 +63,12 @@ def new(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")] = False,
 ) -> None:
     """Generate a complete scheduler plugin project."""
-    from kplugin import golang, scaffold, versions
     from kplugin.cli.console import interactive, note, say, status
-    from kplugin.errors import UsageError
-    from kplugin.spec import ProjectSpec
+    from kplugin.core import golang
+    from kplugin.core.errors import UsageError
+    from kplugin.generate import scaffold
+    from kplugin.model import versions
+    from kplugin.model.spec import ProjectSpec
 
     if name is None:
         if not interactive():

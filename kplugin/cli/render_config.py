@@ -48,11 +48,12 @@ def render_config(
     binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler for --validate.")] = None,
 ) -> None:
     """Render the KubeSchedulerConfiguration for the project and a Kubernetes version."""
-    from kplugin import project as projects
-    from kplugin import render, safefs
     from kplugin.cli.console import note, out, say
-    from kplugin.errors import OperationError, UsageError
-    from kplugin.versions import resolve
+    from kplugin.config import render
+    from kplugin.core import safefs
+    from kplugin.core.errors import OperationError, UsageError
+    from kplugin.model import project as projects
+    from kplugin.model.versions import resolve
 
     if leader_elect.lower() not in {"true", "false"}:
         raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")

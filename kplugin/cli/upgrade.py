@@ -29,11 +29,11 @@ def upgrade(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
     """Move the project to another Kubernetes version, keeping the plugin code as it is."""
-    from kplugin import project as projects
-    from kplugin import upgrade as core
     from kplugin.cli.console import out, say, status
-    from kplugin.errors import UsageError
-    from kplugin.versions import resolve
+    from kplugin.core.errors import UsageError
+    from kplugin.generate import upgrade as core
+    from kplugin.model import project as projects
+    from kplugin.model.versions import resolve
 
     if k8s is None:
         raise UsageError("missing --k8s; e.g. kplugin upgrade --k8s 1.37 (kplugin versions lists them)")

@@ -14,8 +14,8 @@ def versions(
     all_: Annotated[bool, typer.Option("--all", help="Include catalogued minors without templates yet.")] = False,
 ) -> None:
     """The Kubernetes versions kplugin generates for."""
-    from kplugin import versions as catalog
     from kplugin.cli.console import out, print_table
+    from kplugin.model import versions as catalog
 
     releases = sorted(catalog.catalog().values(), key=lambda r: r.newest.minor)
     if not all_:

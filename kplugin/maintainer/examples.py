@@ -14,9 +14,11 @@ import argparse
 import shutil
 from pathlib import Path, PurePosixPath
 
-from kplugin import golang, project, scaffold, upgrade
-from kplugin.spec import ProjectSpec
-from kplugin.versions import resolve
+from kplugin.core import golang
+from kplugin.generate import scaffold, upgrade
+from kplugin.model import project
+from kplugin.model.spec import ProjectSpec
+from kplugin.model.versions import resolve
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 

@@ -16,8 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from kplugin import golang, scaffold, versions
-from kplugin.spec import ExtensionPoint, ProjectSpec
+from kplugin.core import golang
+from kplugin.generate import scaffold
+from kplugin.model import versions
+from kplugin.model.spec import ExtensionPoint, ProjectSpec
 
 ALL_POINTS = ",".join(ExtensionPoint)
 

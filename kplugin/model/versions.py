@@ -9,7 +9,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from kplugin.errors import UsageError
+from kplugin.core.errors import UsageError
 
 # ASCII digits only (\d would take '٨'), and short: no version has a 10-digit part
 _VERSION_RE = re.compile(

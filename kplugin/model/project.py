@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin.errors import UsageError
-from kplugin.goapi import NATIVE
-from kplugin.spec import (
+from kplugin.core.errors import UsageError
+from kplugin.model.goapi import NATIVE
+from kplugin.model.spec import (
     ExtensionPoint,
     PluginSpec,
     ProjectSpec,
@@ -24,7 +24,7 @@ from kplugin.spec import (
     validate_project_name,
     validate_scheduler_name,
 )
-from kplugin.versions import KubeVersion, Target, resolve
+from kplugin.model.versions import KubeVersion, Target, resolve
 
 PROJECT_FILE = "kplugin.yaml"
 # Files kplugin keeps current by editing them, not by rendering them again.
@@ -75,7 +75,7 @@ def load(path: Path) -> Project:
     """Read PATH/kplugin.yaml. It is untrusted input (a pull request can change it):
     every field is checked with the rules the command line applies, before anything
     uses it. A missing or bad file is a usage error naming the file and the field."""
-    from kplugin import safefs, yamlio
+    from kplugin.core import safefs, yamlio
 
     try:
         root = path.resolve()
@@ -90,7 +90,7 @@ def load(path: Path) -> Project:
 
 
 def parse(root: Path, raw: Any) -> Project:
-    from kplugin import safefs
+    from kplugin.core import safefs
 
     meta_file = root / PROJECT_FILE
 

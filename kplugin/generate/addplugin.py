@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from kplugin import argsinfo, golang, safefs, scaffold, sync
-from kplugin.errors import OperationError, UsageError
-from kplugin.project import Project
-from kplugin.spec import (
+from kplugin.core import golang, safefs
+from kplugin.core.errors import OperationError, UsageError
+from kplugin.generate import argsinfo, scaffold, sync
+from kplugin.model.project import Project
+from kplugin.model.spec import (
     DEFAULT_EXTENSION_POINTS,
     ExtensionPoint,
     PluginSpec,

@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from kplugin.errors import OperationError, ToolError
+from kplugin.core.errors import OperationError, ToolError
 
 
 def which(tool: str) -> str | None:

@@ -32,11 +32,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin import golang, proc, safefs, scaffold, yamlio
-from kplugin.errors import KpluginError, OperationError, ToolError, UsageError
-from kplugin.project import EDITED_FILES, PROJECT_FILE, Project
-from kplugin.spec import PluginSpec, ProjectSpec
-from kplugin.versions import Target
+from kplugin.core import golang, proc, safefs, yamlio
+from kplugin.core.errors import KpluginError, OperationError, ToolError, UsageError
+from kplugin.generate import scaffold
+from kplugin.model.project import EDITED_FILES, PROJECT_FILE, Project
+from kplugin.model.spec import PluginSpec, ProjectSpec
+from kplugin.model.versions import Target
 
 NEW_SUFFIX = ".kplugin-new"
 # Never copied into a stage: build output, VCS data, other stages.
@@ -86,7 +87,7 @@ def render_spec(
     """Every file of ``spec`` rendered for ``project``, with the pluginConfig args its
     plugins' Go code gives (their args files, defaulted by their own decoders; the sample
     defaults for plugins this command adds), and notes for the user."""
-    from kplugin import argsinfo
+    from kplugin.generate import argsinfo
 
     def generated(plugin: PluginSpec) -> dict[str, Any] | None:
         return scaffold.unchanged_sample_defaults(project.spec(), project.root, plugin)

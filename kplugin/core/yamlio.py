@@ -112,7 +112,7 @@ def _refuse_shapes(text: str, where: str, max_depth: int) -> None:
     """Anchors, aliases (a few bytes can expand to gigabytes) and deep nesting are
     refused before anything is built: walking the parser's events costs a fraction of
     loading, and stops at the first bad one."""
-    from kplugin.errors import UsageError
+    from kplugin.core.errors import UsageError
 
     depth = 0
     for event in _events(text):
@@ -135,7 +135,7 @@ def parse(text: str, where: str, *, every_document: bool = False, max_depth: int
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from kplugin.errors import UsageError
+    from kplugin.core.errors import UsageError
 
     try:
         _refuse_shapes(text, where, max_depth)
@@ -155,7 +155,7 @@ def load_file(path: Path, what: str, *, every_document: bool = False, limit: int
     """Read and safe-load one YAML (or JSON) file from a user, or the list of its
     documents: a regular file of at most ``limit`` bytes, UTF-8, checked as ``parse``
     does. Problems are UsageErrors naming ``what`` and the file."""
-    from kplugin import safefs
+    from kplugin.core import safefs
 
     text = safefs.read_text(path, what, limit or safefs.SMALL_FILE)
     return parse(text, f"{what} {path}", every_document=every_document)

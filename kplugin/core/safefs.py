@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path, PurePosixPath
 
-from kplugin.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, UsageError
 
 # Limits on what kplugin parses: far above any real file of each kind, far below what
 # would take seconds or gigabytes.

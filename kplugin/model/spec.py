@@ -6,10 +6,10 @@ import enum
 import re
 from dataclasses import dataclass, field
 
-from kplugin import names
-from kplugin.errors import UsageError
-from kplugin.goapi import API_MODES, LAYER
-from kplugin.versions import KubeVersion, Target
+from kplugin.core import names
+from kplugin.core.errors import UsageError
+from kplugin.model.goapi import API_MODES, LAYER
+from kplugin.model.versions import KubeVersion, Target
 
 
 class ExtensionPoint(enum.StrEnum):

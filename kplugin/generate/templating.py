@@ -21,15 +21,15 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin import gosource
-from kplugin.errors import OperationError
+from kplugin.core.errors import OperationError
+from kplugin.generate import gosource
 
 Rendered = dict[PurePosixPath, bytes]
 
 
 def templates_root() -> Path:
     """Templates ship inside the wheel as kplugin/templates; a checkout has them at top."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the kplugin package
     for candidate in (here / "templates", here.parent / "templates"):
         if candidate.is_dir():
             return candidate
@@ -55,7 +55,7 @@ def _environment(root: Path, options: tuple[tuple[str, Any], ...]) -> Any:
 def _bytecode_cache(cache_type: Any) -> Any:
     """Compiled templates are cached per user (keyed by source checksum), which halves
     the time of a generation; without a writable cache directory, compile every time."""
-    from kplugin.cache import directory
+    from kplugin.core.cache import directory
 
     base = directory("jinja")
     return cache_type(str(base)) if base is not None else None

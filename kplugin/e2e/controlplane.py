@@ -28,9 +28,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from kplugin import cache, proc, yamlio
-from kplugin.errors import OperationError
-from kplugin.project import Project
+from kplugin.core import cache, proc, yamlio
+from kplugin.core.errors import OperationError
+from kplugin.model.project import Project
 
 Progress = Callable[[str], None]
 

@@ -8,12 +8,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from kplugin import golang, scaffold, sync
-from kplugin.errors import KpluginError, OperationError, UsageError
-from kplugin.goapi import NATIVE
-from kplugin.project import Project, load
-from kplugin.spec import ProjectSpec
-from kplugin.versions import KubeVersion, Target
+from kplugin.core import golang
+from kplugin.core.errors import KpluginError, OperationError, UsageError
+from kplugin.generate import scaffold, sync
+from kplugin.model.goapi import NATIVE
+from kplugin.model.project import Project, load
+from kplugin.model.spec import ProjectSpec
+from kplugin.model.versions import KubeVersion, Target
 
 
 @dataclass

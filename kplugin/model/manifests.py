@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kplugin import yamlio
-from kplugin.schedconfig import LEASE_NAMESPACE, SchedulerConfig
+from kplugin.core import yamlio
+from kplugin.model.schedconfig import LEASE_NAMESPACE, SchedulerConfig
 
 NAMESPACE = LEASE_NAMESPACE
 CONFIG_DIR = "/etc/kubernetes/scheduler"

@@ -13,12 +13,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin import elf, manifests, safefs, yamlio
-from kplugin.errors import OperationError, UsageError
-from kplugin.project import Project
-from kplugin.schedconfig import CONFIG_GROUP, DEFAULT_LEASE, MAX_WEIGHT
-from kplugin.spec import IN_TREE_PLUGINS, validate_plugin_name
-from kplugin.versions import Target
+from kplugin.core import elf, safefs, yamlio
+from kplugin.core.errors import OperationError, UsageError
+from kplugin.model import manifests
+from kplugin.model.project import Project
+from kplugin.model.schedconfig import CONFIG_GROUP, DEFAULT_LEASE, MAX_WEIGHT
+from kplugin.model.spec import IN_TREE_PLUGINS, validate_plugin_name
+from kplugin.model.versions import Target
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
@@ -600,7 +601,7 @@ def check_binary(ctx: Context) -> None:
 def check_args(ctx: Context) -> None:
     """7. pluginConfig args (and the args files) decode into the plugins' Args, by the
     plugins' own decoders (their Go code, run through argsinfo)."""
-    from kplugin import argsinfo
+    from kplugin.generate import argsinfo
 
     ours = {p.name: p for p in ctx.project.plugins}
     entries: list[tuple[str, Any, Path, int | None]] = []  # plugin, args, file, line
@@ -820,8 +821,8 @@ def check_generated(ctx: Context) -> None:
 def check_extension_points(ctx: Context) -> None:
     """11. the extension points in kplugin.yaml are those the code implements and the
     configuration enables (kplugin generates the adapter and config from kplugin.yaml)."""
-    from kplugin.addplugin import methods_in_code
-    from kplugin.spec import ExtensionPoint
+    from kplugin.generate.addplugin import methods_in_code
+    from kplugin.model.spec import ExtensionPoint
 
     meta = ctx.project.root / "kplugin.yaml"
     by_config: dict[str, set[str]] = {}

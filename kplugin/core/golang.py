@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kplugin import proc
-from kplugin.errors import OperationError, ToolError
+from kplugin.core import proc
+from kplugin.core.errors import OperationError, ToolError
 
 _MISSING_VERSION = re.compile(
     r"(?P<module>k8s\.io/[\w./-]+)@(?P<version>v[\w.+-]+)[^\n]*?"

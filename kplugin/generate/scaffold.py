@@ -9,13 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin import __version__, goapi, manifests, yamlio
-from kplugin.errors import KpluginError, OperationError
-from kplugin.plan import Change, FilePlan
-from kplugin.project import EDITED_FILES, PROJECT_FILE
-from kplugin.schedconfig import SchedulerConfig
-from kplugin.spec import ExtensionPoint, PluginSpec, ProjectSpec, split_image
-from kplugin.templating import render_tree
+from kplugin import __version__
+from kplugin.core import yamlio
+from kplugin.core.errors import KpluginError, OperationError
+from kplugin.generate.plan import Change, FilePlan
+from kplugin.generate.templating import render_tree
+from kplugin.model import goapi, manifests
+from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
+from kplugin.model.project import EDITED_FILES, PROJECT_FILE
+from kplugin.model.schedconfig import SchedulerConfig
+from kplugin.model.spec import ExtensionPoint, PluginSpec, ProjectSpec, split_image
 
 # Files kplugin writes once and never rewrites: the user's code and documents. Every
 # other file it renders is "managed": kplugin.yaml records its sha256, and upgrade and
@@ -80,7 +83,7 @@ def unchanged_sample_defaults(spec: ProjectSpec, root: Path, plugin: PluginSpec)
     if not plugin.args:
         return None
     rendered = render_tree("plugin", _plugin_context(spec, plugin)).get(PurePosixPath(plugin.package, "args.go"))
-    from kplugin import safefs
+    from kplugin.core import safefs
 
     try:
         on_disk = safefs.read_project_file(root, f"pkg/{plugin.package}/args.go")
@@ -131,6 +134,7 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "image": spec.image_ref,
         "_staging_modules": list(release.staging_modules),
         "_helpers": {helper: helper for helper in goapi.HELPERS},
+        "_build": _build_facts(spec),
         "code_generator": release.shape.get("deepcopy_tool") or version.staging_tag,
         "deepcopy_flags": release.shape.get("deepcopy_flags", "gengo-v2"),
         "_plugins": [
@@ -142,6 +146,18 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
             }
             for p in spec.plugins
         ],
+    }
+
+
+def _build_facts(spec: ProjectSpec) -> dict[str, Any]:
+    """The build facts the Dockerfile and Makefile are rendered from (kplugin build uses
+    the same: model.buildfacts)."""
+    facts = BuildFacts(spec.target.version, spec.target.release.go_image_tag)
+    return {
+        "version_vars": sorted(facts.version_vars.items(), key=lambda item: VERSION_ORDER.index(item[0])),
+        "binary": BINARY_IN_IMAGE,
+        "user": NONROOT_USER,
+        "base_image": DEFAULT_BASE_IMAGE,
     }
 
 

@@ -7,7 +7,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from kplugin.spec import ExtensionPoint, PluginSpec
+from kplugin.model.spec import ExtensionPoint, PluginSpec
 
 CONFIG_GROUP = "kubescheduler.config.k8s.io"
 LEASE_NAMESPACE = "kube-system"
@@ -15,7 +15,6 @@ DEFAULT_QUEUE_SORT = "PrioritySort"
 DEFAULT_BINDER = "DefaultBinder"
 DEFAULT_LEASE = "kube-scheduler"
 MAX_WEIGHT = 2**31 - 1
-
 
 
 @dataclass(frozen=True)

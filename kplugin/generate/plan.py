@@ -12,8 +12,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from kplugin import safefs
-from kplugin.errors import KpluginError, OperationError, UsageError
+from kplugin.core import safefs
+from kplugin.core.errors import KpluginError, OperationError, UsageError
 
 EXECUTABLE_SUFFIXES = (".sh",)
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin import yamlio
-from kplugin.errors import UsageError
-from kplugin.project import Project
-from kplugin.schedconfig import MAX_WEIGHT, SchedulerConfig
-from kplugin.spec import IN_TREE_PLUGINS, ExtensionPoint, PluginSpec, validate_scheduler_name
-from kplugin.versions import Target
+from kplugin.core import yamlio
+from kplugin.core.errors import UsageError
+from kplugin.model.project import Project
+from kplugin.model.schedconfig import MAX_WEIGHT, SchedulerConfig
+from kplugin.model.spec import IN_TREE_PLUGINS, ExtensionPoint, PluginSpec, validate_scheduler_name
+from kplugin.model.versions import Target
 
 FORMATS = ("config", "configmap", "helm-values")
 
@@ -108,7 +108,7 @@ def build_config(request: RenderRequest, progress: Callable[[str], None] = lambd
     if percentage is not None and not 0 <= percentage <= 100:
         raise UsageError(f"--percentage-of-nodes-to-score {percentage}: must be from 0 to 100")
     weights = parse_weights(request.weights, project)
-    from kplugin import argsinfo
+    from kplugin.generate import argsinfo
 
     given = load_args(request.args_file, project) if request.args_file else None
     resolved = argsinfo.resolve(
@@ -136,7 +136,7 @@ def build_config(request: RenderRequest, progress: Callable[[str], None] = lambd
 
 
 def _sample_defaults(project: Project, plugin: PluginSpec) -> dict[str, Any] | None:
-    from kplugin import scaffold
+    from kplugin.generate import scaffold
 
     return scaffold.unchanged_sample_defaults(project.spec(), project.root, plugin)
 
@@ -145,7 +145,7 @@ def render(config: SchedulerConfig, project: Project, fmt: str) -> str:
     if fmt == "config":
         return yamlio.dump(config.document())
     if fmt == "configmap":
-        from kplugin import manifests
+        from kplugin.model import manifests
 
         return yamlio.dump(manifests.configmap(project.name, config))
     if fmt == "helm-values":
@@ -161,7 +161,7 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
     from ruamel.yaml.error import YAMLError
     from ruamel.yaml.util import load_yaml_guess_indent
 
-    from kplugin import safefs
+    from kplugin.core import safefs
 
     where = f"--merge {existing}"
     original = safefs.read_text(existing, "--merge")
@@ -276,7 +276,7 @@ def validate(binary: Path, text: str, shown: str = "the configuration") -> tuple
     The scheduler reads a temporary copy; its message names ``shown`` instead."""
     import tempfile
 
-    from kplugin import proc
+    from kplugin.core import proc
 
     with tempfile.TemporaryDirectory(prefix="kplugin-validate-") as tmp:
         config, written = Path(tmp) / "config.yaml", Path(tmp) / "written.yaml"

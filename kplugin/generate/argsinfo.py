@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin import proc, safefs, yamlio
-from kplugin.errors import OperationError, ToolError, UsageError
-from kplugin.project import Project
-from kplugin.spec import PluginSpec
+from kplugin.core import proc, safefs, yamlio
+from kplugin.core.errors import OperationError, ToolError, UsageError
+from kplugin.model.project import Project
+from kplugin.model.spec import PluginSpec
 
 ARGS_DIR = PurePosixPath("config/args")
 _PROGRAM_DIR = "internal/kplugin-argsinfo"  # where the program appears to go build; never on disk
@@ -107,7 +107,7 @@ def _sources_digest(root: Path, module: str, packages: list[str], program: bytes
 def _program(project: Project) -> bytes:
     from jinja2 import Environment, StrictUndefined
 
-    from kplugin.templating import templates_root
+    from kplugin.generate.templating import templates_root
 
     source = (templates_root() / "_go" / "argsinfo.go").read_text()
     env = Environment(undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
@@ -119,7 +119,7 @@ def _program(project: Project) -> bytes:
 def _binary(project: Project, progress: Progress) -> Iterator[Path]:
     """The argsinfo program for the project's code as it is now, built when needed (in
     kplugin's cache; with the cache off, in a directory removed afterwards)."""
-    from kplugin import cache
+    from kplugin.core import cache
 
     root = project.root
     if proc.which("go") is None:
@@ -141,7 +141,7 @@ def _binary(project: Project, progress: Progress) -> Iterator[Path]:
 
 
 def _build(root: Path, program: bytes, binary: Path, progress: Progress) -> Path:
-    from kplugin import golang
+    from kplugin.core import golang
 
     progress("reading the plugins' Args from the Go code (go build, once per change of the code)")
     with tempfile.TemporaryDirectory(prefix="kplugin-argsinfo-src-") as tmp:

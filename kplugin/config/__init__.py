@@ -1,0 +1,1 @@
+"""The KubeSchedulerConfiguration of a project: render-config."""
