@@ -9,11 +9,12 @@ import pytest
 from kplugin.generate import gosource
 from kplugin.maintainer import catalog
 from kplugin.model import goapi
+from kplugin.model.apifacts import ApiFacts
 from kplugin.model.versions import catalog as releases
 
 
-def shape(minor: str) -> dict[str, object]:
-    return releases()[minor].shape
+def shape(minor: str) -> ApiFacts:
+    return releases()[minor].facts
 
 
 @pytest.mark.parametrize(

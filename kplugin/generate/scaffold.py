@@ -108,16 +108,16 @@ def args_file_text(plugin: PluginSpec) -> str:
 
 def _common_context(spec: ProjectSpec) -> dict[str, Any]:
     version = spec.target.version
-    shape = dict(spec.target.release.shape)
+    facts = spec.target.release.facts
     return {
         "project_name": spec.name,
         "module": spec.module,
         "scheduler_name": spec.scheduler_name,
         "k8s_version": str(version),
         "k8s_minor": version.minor_key,
-        "api": spec.api,
-        "_shape": shape,
-        "_native": goapi.native_names(shape),
+        "api": str(spec.api),
+        "_shape": facts.as_context(),
+        "_native": goapi.native_names(facts),
     }
 
 
@@ -135,8 +135,8 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "_staging_modules": list(release.staging_modules),
         "_helpers": {helper: helper for helper in goapi.HELPERS},
         "_build": _build_facts(spec),
-        "code_generator": release.shape.get("deepcopy_tool") or version.staging_tag,
-        "deepcopy_flags": release.shape.get("deepcopy_flags", "gengo-v2"),
+        "code_generator": release.facts.deepcopy_tool or version.staging_tag,
+        "deepcopy_flags": str(release.facts.deepcopy_flags),
         "_plugins": [
             {
                 "name": p.name,
@@ -169,7 +169,7 @@ def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
         "package": plugin.package,
         "plugin_name": plugin.name,
         "args": plugin.args,
-        "_names": goapi.names(spec.target.release.shape, spec.api),
+        "_names": goapi.names(spec.target.release.facts, spec.api),
         "_points": [{"name": str(p), "interface": p.interface} for p in plugin.extension_points],
         "_extensions": [p.go_name for p in plugin.extension_points if p.config_name],
     }
@@ -197,7 +197,7 @@ def project_metadata(spec: ProjectSpec, generated: dict[str, str]) -> dict[str, 
         "name": spec.name,
         "module": spec.module,
         "kubernetes": str(spec.target.version),
-        "api": spec.api,
+        "api": str(spec.api),
         "schedulerName": spec.scheduler_name,
         "image": spec.image_ref,
         "plugins": [

@@ -69,6 +69,25 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
     # (1.30 and 1.31 pin a golang.org/x/tools that Go 1.26 refuses; 1.32's writes the same)
     "deepcopy_flags": [("1.28", "gengo", ""), ("1.30", "gengo-v2", "")],
     "deepcopy_tool": [("1.28", "", ""), ("1.30", "v0.32.13", ""), ("1.32", "", "")],
+    # QueueingHintFn returns (QueueingHint, error) with Queue/QueueSkip from 1.29; 1.28's
+    # returns the hint only, with QueueAfterBackoff/QueueImmediately (framework/types.go)
+    "hint_error": [
+        ("1.28", False, ""),
+        ("1.29", True, "QueueingHintFn returns an error too; hints are Queue/QueueSkip"),
+    ],
+    # the SchedulerQueueingHints gate's default (pkg/features): off in 1.28's newest patches
+    # (1.28.0-1.28.3 had it on) to 1.31, beta on in 1.32-1.33, GA locked on 1.34-1.36,
+    # removed in 1.37; off, the queue ignores hint functions and retries a rejected pod on
+    # every event its rejectors registered
+    "queueing_hints": [
+        ("1.28", "off", ""),
+        ("1.32", "beta-on", "QueueingHints on by default"),
+        ("1.34", "ga", "QueueingHints GA, locked on"),
+        ("1.37", "always", "the QueueingHints gate is gone: hint functions always apply"),
+    ],
+    # fwk.SignPlugin (KEP-5598, gate OpportunisticBatching beta and on): a profile batches
+    # only when every PreFilter, Filter, PreScore and Score plugin signs pods
+    "sign_pod": [("1.28", False, ""), ("1.35", True, "SignPod: plugins that sign pods keep batching on")],
 }
 # Minors whose sources the facts above were checked against; a newer minor the proxy
 # serves is catalogued as data only (no templates) until someone checks it.

@@ -13,14 +13,24 @@ catalog's shape data, so a new minor is a catalog entry, not a template edit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import enum
+
+from kplugin.model.apifacts import ApiFacts, PostFilterArg, PreBindPreFlight, QueuedInfo
 
 FRAMEWORK = "k8s.io/kubernetes/pkg/scheduler/framework"
 FWK = "k8s.io/kube-scheduler/framework"
 
-LAYER, NATIVE = "layer", "native"
-API_MODES = (LAYER, NATIVE)
+
+class ApiMode(enum.StrEnum):
+    """How a project's plugin code meets the framework: through the generated internal/fw
+    layer (the same source on every minor) or straight against one minor's API."""
+
+    LAYER = "layer"
+    NATIVE = "native"
+
+
+LAYER, NATIVE = ApiMode.LAYER, ApiMode.NATIVE
+API_MODES = tuple(ApiMode)
 
 # Data types: in `fwk` from 1.34, where cycle state, node and pod info became interfaces.
 _DATA_TYPES = ("Status", "Code", "StateData", "StateKey", "ClusterEvent", "ClusterEventWithHint", "ActionType")
@@ -82,33 +92,27 @@ HELPERS = (
 )
 
 
-def _split(shape: Mapping[str, Any]) -> str:
-    return str(shape.get("fwk_split", "none"))
-
-
-def native_names(shape: Mapping[str, Any]) -> dict[str, str]:
+def native_names(facts: ApiFacts) -> dict[str, str]:
     """Every name of the stable surface as this minor's framework spells it."""
-    split = _split(shape)
-    data_pkg = "fwk" if split in {"types", "plugins"} else "framework"
-    plugin_pkg = "fwk" if split == "plugins" else "framework"
+    data_pkg = "fwk" if facts.data_in_fwk else "framework"
+    plugin_pkg = "fwk" if facts.plugins_in_fwk else "framework"
     names = {name: f"{data_pkg}.{name}" for name in (*_DATA_TYPES, *_DATA_VALUES)}
     names.update({name: f"{plugin_pkg}.{name}" for name in (*_PLUGIN_TYPES, *_LISTER_TYPES)})
     pointer = "*framework." if data_pkg == "framework" else "fwk."
     names["CycleState"] = f"{pointer}CycleState"
     names["NodeInfo"] = f"{pointer}NodeInfo"
     names["PodInfo"] = f"{pointer}PodInfo"
-    queued = str(shape.get("queued_info", "struct"))
     names["QueuedInfo"] = {
-        "struct": "*framework.QueuedPodInfo",
-        "pod": "fwk.QueuedPodInfo",
-        "entity": "fwk.QueuedEntityInfo",
-    }[queued]
-    score = "MaxScore" if shape.get("max_score") == "MaxScore" else "MaxNodeScore"
+        QueuedInfo.STRUCT: "*framework.QueuedPodInfo",
+        QueuedInfo.POD: "fwk.QueuedPodInfo",
+        QueuedInfo.ENTITY: "fwk.QueuedEntityInfo",
+    }[facts.queued_info]
+    score = "MaxScore" if facts.max_score == "MaxScore" else "MaxNodeScore"
     names["MaxNodeScore"] = f"{plugin_pkg}.{score}"
     names["MinNodeScore"] = f"{plugin_pkg}.{score.replace('Max', 'Min')}"
-    postfilter = "NodeToStatusMap" if shape.get("postfilter_arg") == "map" else "NodeToStatusReader"
+    postfilter = "NodeToStatusMap" if facts.postfilter_arg is PostFilterArg.MAP else "NodeToStatusReader"
     names["NodeToStatusReader"] = f"{plugin_pkg}.{postfilter}"
-    if shape.get("prebind_preflight") == "result":
+    if facts.prebind_preflight is PreBindPreFlight.RESULT:
         names["PreBindPreFlightResult"] = "fwk.PreBindPreFlightResult"
     # Native code calls package-local helpers (rendered into plugin.go with native bodies).
     names.update({helper: helper[0].lower() + helper[1:] for helper in HELPERS})
@@ -134,14 +138,5 @@ def layer_names() -> dict[str, str]:
     return {name: f"fw.{name}" for name in every}
 
 
-def names(shape: Mapping[str, Any], mode: str) -> dict[str, str]:
-    return layer_names() if mode == LAYER else native_names(shape)
-
-
-def imports(shape: Mapping[str, Any]) -> dict[str, str]:
-    """Import alias -> path for the framework packages this minor has (unused ones are
-    pruned from the generated file)."""
-    found = {"framework": FRAMEWORK}
-    if _split(shape) != "none":
-        found["fwk"] = FWK
-    return found
+def names(facts: ApiFacts, mode: str) -> dict[str, str]:
+    return layer_names() if mode == LAYER else native_names(facts)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.core.errors import UsageError
-from kplugin.model.goapi import NATIVE
+from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
     PluginSpec,
@@ -40,7 +40,7 @@ class Project:
     scheduler_name: str
     image: str
     plugins: tuple[PluginSpec, ...]
-    api: str = NATIVE
+    api: ApiMode = NATIVE
     # sha256 of each managed file as kplugin last wrote it (empty for projects of 0.1.0)
     generated: dict[str, str] = field(default_factory=dict)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from kplugin.core import names
 from kplugin.core.errors import UsageError
-from kplugin.model.goapi import API_MODES, LAYER
+from kplugin.model.goapi import API_MODES, LAYER, ApiMode
 from kplugin.model.versions import KubeVersion, Target
 
 
@@ -282,10 +282,10 @@ def parse_extension_points(value: str, where: str = "--extension-points") -> tup
     return chosen
 
 
-def validate_api(api: str, where: str = "--api") -> str:
+def validate_api(api: str, where: str = "--api") -> ApiMode:
     if api not in API_MODES:
         raise UsageError(f"{where} {api!r}: choose layer (the default: one source for every version) or native")
-    return api
+    return ApiMode(api)
 
 
 @dataclass(frozen=True)
@@ -316,7 +316,7 @@ class ProjectSpec:
     target: Target
     scheduler_name: str
     plugins: tuple[PluginSpec, ...] = field(default_factory=tuple)
-    api: str = LAYER
+    api: ApiMode = LAYER
     # a custom image reference; None: default_image(name, version)
     image: str | None = None
 

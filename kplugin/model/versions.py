@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
 
 from kplugin.core.errors import UsageError
+from kplugin.model.apifacts import ApiFacts
 
 # ASCII digits only (\d would take '٨'), and short: no version has a 10-digit part
 _VERSION_RE = re.compile(
@@ -53,12 +53,12 @@ class MinorRelease:
     go_version: str
     config_api_versions: tuple[str, ...]
     staging_modules: tuple[str, ...]
-    shape: dict[str, Any]
+    facts: ApiFacts
     api_changes: tuple[str, ...] = ()
 
     @property
     def supported(self) -> bool:
-        return bool(self.shape.get("templates"))
+        return self.facts.templates
 
     @property
     def newest(self) -> KubeVersion:
@@ -87,20 +87,6 @@ def catalog() -> dict[str, MinorRelease]:
     raw = json.loads(resources.files("kplugin").joinpath("data/catalog.json").read_text())
     releases = {}
     for key, entry in raw["minors"].items():
-        shape = {
-            k: v
-            for k, v in entry.items()
-            if k
-            not in {
-                "newest_patch",
-                "go_directive",
-                "go_version",
-                "config_api_versions",
-                "staging_modules",
-                "staging_untagged",
-                "api_changes",
-            }
-        }
         releases[key] = MinorRelease(
             key=key,
             newest_patch=entry["newest_patch"],
@@ -108,7 +94,7 @@ def catalog() -> dict[str, MinorRelease]:
             go_version=entry["go_version"],
             config_api_versions=tuple(entry["config_api_versions"]),
             staging_modules=tuple(entry["staging_modules"]),
-            shape=shape,
+            facts=ApiFacts.from_catalog(entry),
             api_changes=tuple(entry.get("api_changes", ())),
         )
     return releases

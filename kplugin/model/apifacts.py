@@ -1,0 +1,140 @@
+"""What changes in the scheduling framework's API from one Kubernetes minor to the next,
+as typed facts: one frozen ApiFacts per minor, read from the catalog (where
+kplugin.maintainer.catalog's FACTS timeline writes them, each checked against that
+minor's sources). Everything that differs between minors is decided from these."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+class FwkSplit(enum.StrEnum):
+    """Where the framework's types live: all in k8s.io/kubernetes/pkg/scheduler/framework
+    (up to 1.33), data types in k8s.io/kube-scheduler/framework (1.34), plugin
+    interfaces too (1.35 on)."""
+
+    NONE = "none"
+    TYPES = "types"
+    PLUGINS = "plugins"
+
+
+class PreScoreNodes(enum.StrEnum):
+    NODES = "nodes"  # []*v1.Node
+    NODE_INFOS = "nodeinfos"
+
+
+class PostFilterArg(enum.StrEnum):
+    MAP = "map"  # NodeToStatusMap
+    READER = "reader"  # NodeToStatusReader
+
+
+class ScoreNodeArg(enum.StrEnum):
+    NODE_NAME = "nodeName"
+    NODE_INFO = "nodeInfo"
+
+
+class PreBindPreFlight(enum.StrEnum):
+    NONE = "none"
+    STATUS = "status"  # returns *Status
+    RESULT = "result"  # returns (*PreBindPreFlightResult, *Status)
+
+
+class QueuedInfo(enum.StrEnum):
+    STRUCT = "struct"  # *framework.QueuedPodInfo
+    POD = "pod"  # fwk.QueuedPodInfo (interface)
+    ENTITY = "entity"  # fwk.QueuedEntityInfo (pods or pod groups)
+
+
+class PodRequests(enum.StrEnum):
+    KUBERNETES = "kubernetes"  # k8s.io/kubernetes/pkg/api/v1/resource
+    COMPONENT_HELPERS = "component-helpers"  # k8s.io/component-helpers/resource
+
+
+class DeepcopyFlags(enum.StrEnum):
+    GENGO = "gengo"  # --input-dirs, --output-base, -O
+    GENGO_V2 = "gengo-v2"  # --output-file and package patterns
+
+
+class QueueingHints(enum.StrEnum):
+    """Whether the scheduling queue consults plugins' QueueingHintFns by default
+    (feature gate SchedulerQueueingHints, read from each minor's kube_features.go)."""
+
+    OFF = "off"  # hints ignored: a rejected pod is retried on every registered event
+    BETA_ON = "beta-on"  # on by default, can be turned off
+    GA = "ga"  # locked on (1.34-1.36)
+    ALWAYS = "always"  # gate removed (1.37)
+
+
+@dataclass(frozen=True)
+class ApiFacts:
+    """The framework API of one Kubernetes minor, as the templates need it."""
+
+    templates: bool
+    factory_ctx: bool
+    testing_import: str
+    prescore_nodes: PreScoreNodes
+    prefilter_results: int
+    events_ctx: bool
+    postfilter_arg: PostFilterArg
+    score_node_arg: ScoreNodeArg
+    fwk_split: FwkSplit
+    prefilter_nodes: bool
+    prebind_preflight: PreBindPreFlight
+    queued_info: QueuedInfo
+    max_score: str
+    permit_results: int
+    pod_requests: PodRequests
+    deepcopy_flags: DeepcopyFlags
+    deepcopy_tool: str
+    # QueueingHintFn returns (QueueingHint, error) and the hints are Queue/QueueSkip (1.29
+    # on); 1.28's returns a QueueingHint only, with QueueAfterBackoff/QueueImmediately
+    hint_error: bool
+    queueing_hints: QueueingHints
+    # fwk.SignPlugin (SignPod, KEP-5598 opportunistic batching) exists (1.35 on)
+    sign_pod: bool
+
+    @classmethod
+    def from_catalog(cls, entry: dict[str, Any]) -> ApiFacts:
+        """The facts of a catalog entry; every field must be there (the catalog script
+        writes them all for every minor)."""
+        values = {}
+        for f in fields(cls):
+            kind = f.type if isinstance(f.type, type) else _TYPES.get(str(f.type), str)
+            values[f.name] = kind(entry[f.name])
+        return cls(**values)
+
+    def as_context(self) -> dict[str, Any]:
+        """Plain values, for template contexts (cookiecutter's JSON-able context)."""
+        return {name: (str(value) if isinstance(value, enum.Enum) else value) for name, value in asdict(self).items()}
+
+    @property
+    def data_in_fwk(self) -> bool:
+        """Status, CycleState, NodeInfo... are k8s.io/kube-scheduler/framework's."""
+        return self.fwk_split is not FwkSplit.NONE
+
+    @property
+    def plugins_in_fwk(self) -> bool:
+        """Plugin interfaces, Handle, NodeScoreList... are k8s.io/kube-scheduler/framework's."""
+        return self.fwk_split is FwkSplit.PLUGINS
+
+    @property
+    def hints_on_by_default(self) -> bool:
+        return self.queueing_hints is not QueueingHints.OFF
+
+
+_TYPES: dict[str, Any] = {
+    "bool": bool,
+    "int": int,
+    "str": str,
+    "PreScoreNodes": PreScoreNodes,
+    "PostFilterArg": PostFilterArg,
+    "ScoreNodeArg": ScoreNodeArg,
+    "FwkSplit": FwkSplit,
+    "PreBindPreFlight": PreBindPreFlight,
+    "QueuedInfo": QueuedInfo,
+    "PodRequests": PodRequests,
+    "DeepcopyFlags": DeepcopyFlags,
+    "QueueingHints": QueueingHints,
+}
