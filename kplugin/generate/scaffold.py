@@ -12,6 +12,7 @@ from typing import Any
 from kplugin import __version__
 from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError, OperationError
+from kplugin.generate import sections
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
 from kplugin.model import goapi, manifests
@@ -166,6 +167,7 @@ def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
     return {
         **_common_context(spec),
         **flags,
+        **sections.plugin_parts(plugin, spec.target.release.facts, spec.api),
         "package": plugin.package,
         "plugin_name": plugin.name,
         "args": plugin.args,

@@ -37,13 +37,17 @@ def templates_root() -> Path:
 
 
 @cache
-def _environment(root: Path, options: tuple[tuple[str, Any], ...]) -> Any:
-    """Jinja2 as cookiecutter sets it up (strict, trailing newline kept), plus the tree's
-    ``_jinja2_env_vars``."""
+def _environment(top: Path, options: tuple[tuple[str, Any], ...]) -> Any:
+    """Jinja2 as cookiecutter sets it up (strict, trailing newline kept, templates found in
+    the tree's top directory and in its sibling ``templates/`` of shared parts), plus the
+    tree's ``_jinja2_env_vars``."""
     from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
 
     return Environment(
-        loader=FileSystemLoader(str(root)),
+        # the tree's shared parts; the project tree's also serve the plugin and point trees
+        loader=FileSystemLoader(
+            [str(top), str(top.parent / "templates"), str(top.parent.parent / "project" / "templates")]
+        ),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
@@ -80,9 +84,9 @@ def render_tree(tree: str, context: Mapping[str, Any]) -> Rendered:
         raise OperationError(f"template {tree!r} has no variables {', '.join(unknown)}")
     values = {**defaults, **context}
     verbatim = [str(p) for p in values.get("_copy_without_render", [])]
-    env = _environment(root, tuple(sorted(values.get("_jinja2_env_vars", {}).items())))
     tree_dir = root / tree
     (top,) = [p for p in tree_dir.iterdir() if p.is_dir() and "cookiecutter" in p.name]
+    env = _environment(top, tuple(sorted(values.get("_jinja2_env_vars", {}).items())))
     jinja_context = {"cookiecutter": values}
     out: Rendered = {}
     try:
@@ -93,7 +97,7 @@ def render_tree(tree: str, context: Mapping[str, Any]) -> Rendered:
             if any(fnmatch.fnmatch(inside, pattern) for pattern in verbatim):
                 content = source.read_bytes()
             else:
-                template = env.get_template(source.relative_to(root).as_posix())
+                template = env.get_template(inside)
                 text = template.render(jinja_context)
                 if not text.strip():
                     continue

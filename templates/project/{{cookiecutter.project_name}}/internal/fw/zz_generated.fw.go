@@ -1,5 +1,5 @@
 {% if cookiecutter.api == "layer" %}
-{% import "_go/helpers.jinja" as go %}
+{% import "go.jinja" as go %}
 {% set c = cookiecutter %}
 {% set N = c._native %}
 {% set S = c._shape %}

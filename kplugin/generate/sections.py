@@ -1,0 +1,144 @@
+"""Which parts a generated plugin is made of, and in which order.
+
+Each part lives in one template file, ``templates/project/templates/sections/<part>.jinja``,
+with a macro per file it contributes to: ``plugin_go`` (the user's plugin.go),
+``plugin_test_go`` (its tests), ``adapter_go`` (zz_generated.adapter.go, --api layer),
+``stub_go`` and ``stub_test_go`` (what kplugin add extension-point writes). The files
+themselves are loops over the parts listed here, so that which parts appear, for which
+extension points, API mode and Kubernetes minor, is decided in one place: this data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kplugin.model.apifacts import ApiFacts, PreBindPreFlight, PreScoreNodes, ScoreNodeArg
+from kplugin.model.goapi import NATIVE, ApiMode
+from kplugin.model.spec import ExtensionPoint, PluginSpec
+
+E = ExtensionPoint
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What decides a plugin's parts."""
+
+    plugin: PluginSpec
+    facts: ApiFacts
+    api: ApiMode
+
+    def has(self, *points: ExtensionPoint) -> bool:
+        return any(self.plugin.has(p) for p in points)
+
+    @property
+    def native(self) -> bool:
+        return self.api == NATIVE
+
+    @property
+    def uses_state(self) -> bool:
+        """PreFilter or PreScore computes the pod's demand into CycleState."""
+        return self.has(E.PRE_FILTER, E.PRE_SCORE)
+
+    @property
+    def uses_demand(self) -> bool:
+        """Some point reads the pod's demand of the configured resource."""
+        return self.has(E.PRE_FILTER, E.FILTER, E.PRE_SCORE, E.SCORE, E.PRE_BIND)
+
+    @property
+    def lists_nodes(self) -> bool:
+        """The adapter passes PreFilter the snapshot's nodes (before 1.34)."""
+        return self.plugin.has(E.PRE_FILTER) and not self.facts.prefilter_nodes
+
+    @property
+    def converts_nodes(self) -> bool:
+        """The adapter turns PreScore's []*v1.Node into NodeInfos (before 1.30)."""
+        return self.plugin.has(E.PRE_SCORE) and self.facts.prescore_nodes is PreScoreNodes.NODES
+
+    @property
+    def looks_up_node(self) -> bool:
+        """The adapter looks the node up by name for Score (before 1.33)."""
+        return self.plugin.has(E.SCORE) and self.facts.score_node_arg is ScoreNodeArg.NODE_NAME
+
+
+Rule = Callable[[Shape], bool]
+
+
+def point(p: ExtensionPoint) -> Rule:
+    return lambda s: s.plugin.has(p)
+
+
+# plugin.go, in order: the extension points' methods, and the shared parts where they
+# first serve
+PLUGIN_GO: tuple[tuple[str, Rule], ...] = (
+    ("preenqueue", point(E.PRE_ENQUEUE)),
+    ("queuesort", point(E.QUEUE_SORT)),
+    ("state", lambda s: s.uses_state),
+    ("prefilter", point(E.PRE_FILTER)),
+    ("demand", lambda s: s.uses_state),
+    ("free", lambda s: s.uses_demand),
+    ("filter", point(E.FILTER)),
+    ("postfilter", point(E.POST_FILTER)),
+    ("prescore", point(E.PRE_SCORE)),
+    ("score", point(E.SCORE)),
+    ("reserve", point(E.RESERVE)),
+    ("permit", point(E.PERMIT)),
+    ("prebind", point(E.PRE_BIND)),
+    ("bind", point(E.BIND)),
+    ("postbind", point(E.POST_BIND)),
+    ("enqueueextensions", point(E.ENQUEUE_EXTENSIONS)),
+    ("podrequest", lambda s: s.uses_demand),
+    ("nativehelpers", lambda s: s.native),
+)
+PLUGIN_TEST_GO: tuple[tuple[str, Rule], ...] = (
+    ("args", lambda s: s.plugin.args),
+    ("preenqueue", point(E.PRE_ENQUEUE)),
+    ("filter", point(E.FILTER)),
+    ("prefilter", point(E.PRE_FILTER)),
+    ("postfilter", point(E.POST_FILTER)),
+    ("prescore", point(E.PRE_SCORE)),
+    ("score", point(E.SCORE)),
+    ("bindingcycle", lambda s: s.has(E.RESERVE, E.PERMIT, E.PRE_BIND, E.BIND, E.POST_BIND)),
+    ("queuesort", point(E.QUEUE_SORT)),
+    ("enqueueextensions", point(E.ENQUEUE_EXTENSIONS)),
+)
+# the adapter translates only where the minor's interfaces differ from internal/fw's
+ADAPTER_GO: tuple[tuple[str, Rule], ...] = (
+    ("prefilter", lambda s: s.lists_nodes),
+    ("postfilter", point(E.POST_FILTER)),
+    ("prescore", lambda s: s.converts_nodes),
+    ("score", lambda s: s.looks_up_node),
+    ("prebind", lambda s: s.plugin.has(E.PRE_BIND) and s.facts.prebind_preflight is not PreBindPreFlight.RESULT),
+    ("enqueueextensions", lambda s: s.plugin.has(E.ENQUEUE_EXTENSIONS) and not s.facts.events_ctx),
+)
+
+
+def native_helpers(shape: Shape) -> list[str]:
+    """The helpers a --api native plugin.go carries itself (internal/fw has them for the layer)."""
+    helpers = []
+    if shape.uses_demand:
+        helpers += ["Allocatable", "Requested", "PodRequests"]
+    if shape.plugin.has(E.QUEUE_SORT):
+        helpers += ["QueuedPriority", "QueuedSince"]
+    if shape.plugin.has(E.POST_FILTER):
+        helpers += ["ListNodes"]
+    if shape.has(E.PERMIT, E.PRE_BIND) or shape.looks_up_node:
+        helpers += ["LookupNode"]
+    return helpers
+
+
+def plugin_parts(plugin: PluginSpec, facts: ApiFacts, api: ApiMode) -> dict[str, Any]:
+    """The template context that says which parts the plugin's files are made of."""
+    shape = Shape(plugin, facts, api)
+    files = (("plugin_go", PLUGIN_GO), ("plugin_test_go", PLUGIN_TEST_GO), ("adapter_go", ADAPTER_GO))
+    return {
+        "_uses_state": shape.uses_state,
+        "_uses_demand": shape.uses_demand,
+        "_lists_nodes": shape.lists_nodes,
+        "_converts_nodes": shape.converts_nodes,
+        "_looks_up_node": shape.looks_up_node,
+        "_adapter_handle": shape.lists_nodes or shape.converts_nodes or shape.looks_up_node,
+        "_native_helpers": native_helpers(shape),
+        "_sections": {name: [part for part, rule in rules if rule(shape)] for name, rules in files},
+    }
