@@ -57,7 +57,10 @@ def test_adapter_translates_only_where_the_minor_differs() -> None:
     assert "func (a *adapter) Score(ctx context.Context, state fw.CycleState, pod *v1.Pod, nodeName string)" in old
     assert "func (a *adapter) Score(" not in new  # 1.33+: the plugin's own Score fits
     assert "func (a *adapter) PreScore(" in old and "func (a *adapter) PreScore(" not in new
-    assert "func (a *adapter) EventsToRegister() []fw.ClusterEventWithHint" in old
+    assert "func (a *adapter) EventsToRegister() []framework.ClusterEventWithHint" in old
+    # from 1.31 with a context; the hints are converted to the minor's types on every minor
+    assert "func (a *adapter) EventsToRegister(ctx context.Context) ([]fwk.ClusterEventWithHint, error)" in new
+    assert "var _ fwk.SignPlugin = (*adapter)(nil)" in new and "SignPlugin" not in old
     assert "func (a *adapter) PreBindPreFlight(" in mid and "func (a *adapter) PreBindPreFlight(" not in new
     assert "func New(obj runtime.Object, h framework.Handle) (framework.Plugin, error)" in old
     assert "func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error)" in new

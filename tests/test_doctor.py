@@ -133,7 +133,7 @@ CASES = [
     ("go-mod-require", "go-mod", "error", "go.mod", 5, "k8s.io/kubernetes is not required at v1.28.3"),
     ("generated-edited", "generated", "warning", "pkg/gpuaware/zz_generated.adapter.go", None, "edited by hand"),
     ("generated-missing", "generated", "warning", "internal/fw/zz_generated.fw.go", None, "is missing"),
-    ("method-not-listed", "extension-points", "error", "pkg/gpuaware/plugin.go", 125, "implements Reserve"),
+    ("method-not-listed", "extension-points", "error", "pkg/gpuaware/plugin.go", 139, "implements Reserve"),
     ("listed-not-implemented", "extension-points", "error", "kplugin.yaml", None, "has no Permit method"),
     ("config-enables-unlisted", "extension-points", "error", CONFIG, None, "enables GpuAware at reserve"),
 ]
@@ -171,10 +171,98 @@ def test_text_output_names_file_and_line(kplugin: K, project: Path) -> None:
     edit(project / CONFIG, "weight: 1", "weight: -1")
     run = kplugin("doctor", str(project))
     assert run.code == 1
-    assert f"{CONFIG}:15: error: [weights]" in run.stdout
+    assert f"{CONFIG}:15: error: [weight-invalid]" in run.stdout
     assert "why:" in run.stdout and "fix:" in run.stdout
 
 
 def test_doctor_on_non_project(kplugin: K, tmp_path: Path) -> None:
     run = kplugin("doctor", str(tmp_path))
     assert run.code == 2 and "not a kplugin project" in run.stderr
+
+
+# --- the rule catalog, and the framework of the target minor (issue 15) -----------------
+
+
+def test_list_rules(kplugin: K) -> None:
+    from kplugin.doctor.rules import RULES
+
+    run = kplugin("doctor", "--list-rules", "--json")
+    assert run.code == 0, run.stderr
+    rules = json.loads(run.stdout)
+    assert [r["id"] for r in rules] == [r.id for r in RULES]
+    assert len({r["id"] for r in rules}) == len(rules)  # stable and unique
+    assert all(r["why"] and r["fix"] and r["severity"] in {"error", "warning", "info"} for r in rules)
+    text = kplugin("doctor", "--list-rules")
+    assert text.code == 0 and "signpod-missing" in text.stdout and "hints-missing" in text.stdout
+
+
+def test_findings_carry_their_rule(kplugin: K, project: Path) -> None:
+    edit(project / CONFIG, "weight: 1", "weight: -1")
+    code, findings = doctor(kplugin, project)
+    (weights,) = [f for f in findings if f["check"] == "weights"]
+    assert weights["rule"] == "weight-invalid" and code == 1
+
+
+def hintless(project: Path) -> Path:
+    """A plugin whose EventsToRegister registers its node event without a hint."""
+    plugin = project / "pkg/gpuaware/plugin.go"
+    edit(plugin, ", QueueingHintFn: pl.isSchedulableAfterNodeChange}", "}")
+    return plugin
+
+
+@pytest.fixture
+def enqueueing(kplugin: K, tmp_path: Path) -> Path:
+    run = kplugin("new", "gpu-aware", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path),
+                  "--extension-points", "filter,score,enqueueextensions")  # fmt: skip
+    assert run.code == 0, run.stderr
+    return tmp_path / "gpu-aware"
+
+
+@pytest.mark.parametrize(("version", "found"), [("1.32", True), ("1.37", True), ("1.31", False)])
+def test_events_without_hints_where_hints_are_on(kplugin: K, enqueueing: Path, version: str, found: bool) -> None:
+    """The generated events carry hints; one without is reported with its line, where the
+    target's queue uses hints (on by default from 1.32), and not where it ignores them."""
+    _, clean = doctor(kplugin, enqueueing, "--k8s", version)
+    assert not [f for f in clean if f["rule"] == "hints-missing"]
+    plugin = hintless(enqueueing)
+    _, findings = doctor(kplugin, enqueueing, "--k8s", version)
+    hits = [f for f in findings if f["rule"] == "hints-missing"]
+    if not found:
+        assert hits == []
+        return
+    (hit,) = hits
+    line = next(
+        i
+        for i, text in enumerate(plugin.read_text().splitlines(), 1)
+        if "{Event: fw.ClusterEvent{Resource: fw.Node" in text
+    )
+    assert (hit["file"], hit["line"], hit["severity"]) == ("pkg/gpuaware/plugin.go", line, "warning")
+    assert hit["why"] and hit["fix"]
+
+
+def test_a_filter_plugin_without_signpod_where_batching_exists(kplugin: K, project: Path) -> None:
+    _, findings = doctor(kplugin, project, "--k8s", "1.37")
+    assert not [f for f in findings if f["rule"] == "signpod-missing"]
+    plugin = project / "pkg/gpuaware/plugin.go"
+    text = plugin.read_text()
+    start = text.index("var _ fw.SignPlugin")
+    end = text.index("\n}\n", text.index("func (pl *GpuAware) SignPod")) + 3
+    plugin.write_text(text[:start] + text[end:])
+    _, findings = doctor(kplugin, project, "--k8s", "1.37")
+    (hit,) = [f for f in findings if f["rule"] == "signpod-missing"]
+    assert hit["file"] == "pkg/gpuaware/plugin.go" and hit["severity"] == "warning"
+    assert "filter/score plugin without SignPod" in hit["what"]
+    _, older = doctor(kplugin, project, "--k8s", "1.34")  # no batching before 1.35
+    assert not [f for f in older if f["rule"] == "signpod-missing"]
+
+
+def test_native_code_using_api_the_target_removed(kplugin: K, tmp_path: Path) -> None:
+    run = kplugin("new", "gpu-aware", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path), "--api", "native")
+    assert run.code == 0, run.stderr
+    project = tmp_path / "gpu-aware"
+    _, findings = doctor(kplugin, project)
+    assert not [f for f in findings if f["check"] == "framework"]
+    _, findings = doctor(kplugin, project, "--k8s", "1.34")
+    removed = [f for f in findings if f["rule"] == "api-removed"]
+    assert removed and all(f["file"] == "pkg/gpuaware/plugin.go" and f["line"] for f in removed)
+    assert any("framework.CycleState is gone from 1.34" in f["what"] for f in removed)

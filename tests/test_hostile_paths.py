@@ -318,7 +318,7 @@ def test_doctor_findings_in_ascii(world: World) -> None:
     result = ascii_run("doctor", str(world.project), cwd=world.work)
     hostile.no_crash(result)
     assert result.code == 1 and result.stdout.isascii()
-    assert "deploy/rbac.yaml: error: [rbac] the ClusterRole misses" in result.stdout, result.stdout
+    assert "deploy/rbac.yaml: error: [rbac-rules] the ClusterRole misses" in result.stdout, result.stdout
     assert "\\u2026" in result.stdout
     assert "doctor: " in result.stderr
 

@@ -17,6 +17,9 @@ def doctor(
     binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler. Default: bin/'s, if built.")] = None,
     k8s: Annotated[str | None, typer.Option("--k8s", help="Target version. Default: the project's.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    list_rules: Annotated[
+        bool, typer.Option("--list-rules", help="List every rule (id, check, severity, why, fix) and exit.")
+    ] = False,
 ) -> None:
     """Find what silently breaks scheduler plugins in production. Exit 1 on any error."""
     from kplugin import doctor as core
@@ -24,6 +27,14 @@ def doctor(
     from kplugin.model import project as projects
     from kplugin.model.versions import resolve
 
+    if list_rules:
+        rules = core.list_rules()
+        if as_json:
+            out(json.dumps([{"id": r.id, "check": r.check, "severity": r.severity, "why": r.why, "fix": r.fix}
+                            for r in rules], indent=2) + "\n")  # fmt: skip
+        else:
+            out("".join(f"{r.id:28} {r.severity:8} [{r.check}]\n  why: {r.why}\n  fix: {r.fix}\n" for r in rules))
+        return
     project = projects.load(path)
     if config is not None:
         from kplugin.core import safefs
@@ -41,16 +52,14 @@ def doctor(
     elif sys.stdout is not None and sys.stdout.isatty() and findings:
         from rich.table import Table
 
-        table = Table("severity", "check", "where", "what / why / fix", show_lines=True)
+        table = Table("severity", "rule", "where", "what / why / fix", show_lines=True)
         for f in findings:
             colour = {core.ERROR: "red", core.WARNING: "yellow"}.get(f.severity, "blue")
-            table.add_row(f"[{colour}]{f.severity}[/]", f.check, f.where, f"{f.what}\nwhy: {f.why}\nfix: {f.fix}")
+            table.add_row(f"[{colour}]{f.severity}[/]", f.rule, f.where, f"{f.what}\nwhy: {f.why}\nfix: {f.fix}")
         print_table(table)
     else:
         out(
-            "".join(
-                f"{f.where}: {f.severity}: [{f.check}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n" for f in findings
-            )
+            "".join(f"{f.where}: {f.severity}: [{f.rule}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n" for f in findings)
         )
     warnings = sum(f.severity == core.WARNING for f in findings)
     notes = len(findings) - errors - warnings

@@ -1,13 +1,14 @@
 """``kplugin doctor``: the checks of what silently breaks scheduler plugins in production.
 
-Each check returns findings: what is wrong, where (file:line), why it breaks and how to
-fix it. The core never prints; the CLI shows a table or JSON and exits 1 on any error.
+Each check yields Problems, each naming a rule of the catalog (doctor.rules: a stable id,
+a severity, why it breaks and how to fix it) and where (file:line) and what exactly is
+wrong. The core never prints; the CLI shows a table or JSON and exits 1 on any error.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -15,17 +16,19 @@ from typing import Any
 
 from kplugin.core import elf, safefs, yamlio
 from kplugin.core.errors import OperationError, UsageError
+from kplugin.doctor.rules import BY_ID, ERROR, INFO, RULES, WARNING, Problem, Rule
 from kplugin.model import manifests
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import CONFIG_GROUP, DEFAULT_LEASE, MAX_WEIGHT
-from kplugin.model.spec import IN_TREE_PLUGINS, validate_plugin_name
+from kplugin.model.spec import IN_TREE_PLUGINS, PluginSpec, validate_plugin_name
 from kplugin.model.versions import Target
 
-ERROR, WARNING, INFO = "error", "warning", "info"
+__all__ = ["ERROR", "INFO", "RULES", "WARNING", "Finding", "Rule", "as_json", "run"]
 
 
 @dataclass(frozen=True)
 class Finding:
+    rule: str
     check: str
     severity: str
     file: str
@@ -47,7 +50,8 @@ class Context:
     binary: Path | None
     # --config was given: it may be anywhere (a default config is a project file like any other)
     config_given: bool = False
-    findings: list[Finding] = field(default_factory=list)
+    # what the file helpers (text, load, mapping...) found, besides what the checks yield
+    problems: list[Problem] = field(default_factory=list)
     _yaml_cache: dict[Path, Any] = field(default_factory=dict)
 
     def rel(self, path: Path) -> str:
@@ -59,8 +63,13 @@ class Context:
                 return str(candidate.relative_to(self.project.root))
         return str(path)
 
-    def add(self, check: str, severity: str, path: Path, line: int | None, what: str, why: str, fix: str) -> None:
-        self.findings.append(Finding(check, severity, self.rel(path), line, what, why, fix))
+    def report(self, rule: str, path: Path, line: int | None, what: str, **params: Any) -> None:
+        self.problems.append(Problem(rule, path, line, what, **params))
+
+    def finding(self, problem: Problem) -> Finding:
+        rule = BY_ID[problem.rule]
+        why, fix = rule.why.format(**problem.params), rule.fix.format(**problem.params)
+        return Finding(rule.id, rule.check, rule.severity, self.rel(problem.path), problem.line, problem.what, why, fix)
 
     def text(self, path: Path, limit: int = safefs.SMALL_FILE * 16) -> str | None:
         """A file's text, None when it is missing or unreadable (an unreadable file is a
@@ -76,15 +85,7 @@ class Context:
                 return None if data is None else safefs.decode(data, "file", path)
             return safefs.read_text(path, "file", limit)
         except UsageError as err:
-            self.add(
-                "files",
-                ERROR,
-                path,
-                None,
-                str(err),
-                "kplugin, kubectl and the scheduler cannot read it",
-                "replace it with a regular UTF-8 file inside the project",
-            )
+            self.report("unreadable-file", path, None, str(err))
             return None
 
     def load(self, path: Path, many: bool = False) -> Any:
@@ -102,26 +103,10 @@ class Context:
                     yaml = YAML()
                     self._yaml_cache[key] = list(yaml.load_all(text)) if many else yaml.load(text)
                 except UsageError as err:
-                    self.add(
-                        "yaml",
-                        ERROR,
-                        path,
-                        None,
-                        str(err),
-                        "kubectl and kube-scheduler cannot read it",
-                        "fix the syntax",
-                    )
+                    self.report("invalid-yaml", path, None, str(err))
                 except YAMLError as err:
                     mark = getattr(err, "problem_mark", None)
-                    self.add(
-                        "yaml",
-                        ERROR,
-                        path,
-                        mark.line + 1 if mark else None,
-                        "not valid YAML",
-                        "kubectl and kube-scheduler cannot read it",
-                        "fix the syntax",
-                    )
+                    self.report("invalid-yaml", path, mark.line + 1 if mark else None, "not valid YAML")
         return self._yaml_cache[key]
 
     def mapping(self, value: Any, path: Path, line: int | None, what: str) -> dict[Any, Any]:
@@ -130,14 +115,13 @@ class Context:
             return {}
         if isinstance(value, dict):
             return value
-        self.add(
-            "types",
-            ERROR,
+        self.report(
+            "wrong-type",
             path,
             line,
             f"{what} must be a mapping, not {yamlio.describe(value)}",
-            "kube-scheduler and kubectl cannot decode the file",
-            f"make {what} a mapping",
+            field=what,
+            kind="a mapping",
         )
         return {}
 
@@ -147,14 +131,8 @@ class Context:
             return []
         if isinstance(value, list):
             return value
-        self.add(
-            "types",
-            ERROR,
-            path,
-            line,
-            f"{what} must be a list, not {yamlio.describe(value)}",
-            "kube-scheduler and kubectl cannot decode the file",
-            f"make {what} a list",
+        self.report(
+            "wrong-type", path, line, f"{what} must be a list, not {yamlio.describe(value)}", field=what, kind="a list"
         )
         return []
 
@@ -164,14 +142,13 @@ class Context:
             return default
         if isinstance(value, str):
             return value
-        self.add(
-            "types",
-            ERROR,
+        self.report(
+            "wrong-type",
             path,
             line,
             f"{what} must be a string, not {yamlio.describe(value)}",
-            "kube-scheduler and kubectl cannot decode the file",
-            f"make {what} a string (quote it)",
+            field=what,
+            kind="a string (quote it)",
         )
         return None
 
@@ -231,7 +208,7 @@ def _plugin_configs(ctx: Context, profile: dict[Any, Any]) -> Iterator[tuple[int
 # --- the checks --------------------------------------------------------------------
 
 
-def check_plugin_names(ctx: Context) -> None:
+def check_plugin_names(ctx: Context) -> Iterator[Problem]:
     """1. plugin names valid and identical in Name(), the config, the registry and pluginConfig."""
     project = ctx.project
     ours = {p.name for p in project.plugins}
@@ -242,16 +219,7 @@ def check_plugin_names(ctx: Context) -> None:
         try:
             validate_plugin_name(plugin.name)
         except Exception as err:
-            ctx.add(
-                "plugin-names",
-                ERROR,
-                meta,
-                None,
-                str(err),
-                "plugin names are Go identifiers and config keys; '_' and lower case break the convention "
-                "the scheduler's own plugins follow",
-                "rename the plugin in PascalCase",
-            )
+            yield Problem("plugin-name-invalid", meta, None, str(err))
         source = project.root / "pkg" / plugin.package
         found = None
         for go_file in sorted(source.glob("*.go")) if source.is_dir() and not source.is_symlink() else []:
@@ -260,106 +228,83 @@ def check_plugin_names(ctx: Context) -> None:
             if match:
                 found = (go_file, match[1], text[: match.start()].count("\n") + 1)
         if found is None:
-            ctx.add(
-                "plugin-names",
-                ERROR,
+            yield Problem(
+                "plugin-name-missing",
                 source,
                 None,
                 f"no `const Name` found for plugin {plugin.name}",
-                "the registered name comes from Name",
-                f'declare const Name = "{plugin.name}" in {source}',
+                name=plugin.name,
+                source=source,
             )
         elif found[1] != plugin.name:
-            ctx.add(
-                "plugin-names",
-                ERROR,
+            yield Problem(
+                "plugin-name-mismatch",
                 found[0],
                 found[2],
                 f"Name() is {found[1]!r} but kplugin.yaml and the config say {plugin.name!r}",
-                "the scheduler looks plugins up by the name they register; a mismatch means "
-                "'plugin does not exist' at start-up",
-                "make them identical",
             )
         if f'"{project.module}/pkg/{plugin.package}"' not in import_text:
-            ctx.add(
-                "plugin-names",
-                ERROR,
+            yield Problem(
+                "plugin-not-imported",
                 imports,
                 None,
                 f"plugin package pkg/{plugin.package} is not imported",
-                "a plugin registers itself from init(); without the import it is never compiled in",
-                f'add _ "{project.module}/pkg/{plugin.package}" to {ctx.rel(imports)}',
+                module=project.module,
+                package=plugin.package,
+                imports=ctx.rel(imports),
             )
     known = ours | IN_TREE_PLUGINS
     for i, profile in enumerate(_profiles(ctx)):
         for point, kind, entry, entries, index in _plugin_entries(ctx, profile):
             name = str(entry.get("name", ""))
             if name == "*" and kind == "disabled":
-                ctx.add(
+                yield Problem(
                     "disabled-all",
-                    WARNING,
                     ctx.config_path,
                     line_of(entries, index),
                     f"profile {i}: {point}.disabled '*' turns off every default plugin at {point}",
-                    "left in from debugging, it drops NodeResourcesFit, TaintToleration and the rest: "
-                    "pods land on nodes that cannot run them",
-                    "list only the plugins to disable",
                 )
             elif name and name not in known:
-                ctx.add(
-                    "plugin-names",
-                    ERROR,
+                yield Problem(
+                    "plugin-unregistered",
                     ctx.config_path,
                     line_of(entries, index),
                     f"plugin {name!r} at {point}.{kind} is not registered in this scheduler",
-                    f'kube-scheduler fails at start-up: {point} plugin "{name}" does not exist',
-                    f"use one of {', '.join(sorted(ours))} or an in-tree plugin",
+                    ours=", ".join(sorted(ours)),
                 )
         for j, entry, configs in _plugin_configs(ctx, profile):
             name = str(entry.get("name", ""))
             if name not in known:
-                ctx.add(
-                    "plugin-names",
-                    ERROR,
+                yield Problem(
+                    "pluginconfig-unregistered",
                     ctx.config_path,
                     line_of(configs, j),
                     f"pluginConfig for {name!r}, which is not registered",
-                    "args for an unknown plugin are rejected when the profile is built",
-                    f"name it {', '.join(sorted(ours))}",
+                    ours=", ".join(sorted(ours)),
                 )
 
 
-def check_api_version(ctx: Context) -> None:
+def check_api_version(ctx: Context) -> Iterator[Problem]:
     """2. config apiVersion served by the target kube-scheduler."""
     config = ctx.config
     if not isinstance(config, dict):
-        ctx.add(
-            "api-version",
-            ERROR,
-            ctx.config_path,
-            None,
-            "no scheduler configuration",
-            "the Deployment starts kube-scheduler with --config",
-            "run kplugin render-config -o FILE",
-        )
+        yield Problem("config-missing", ctx.config_path, None, "no scheduler configuration")
         return
     api = str(config.get("apiVersion", ""))
     group, _, version = api.partition("/")
     served = ctx.target.release.config_api_versions
     if group != CONFIG_GROUP or version not in served:
-        ctx.add(
+        yield Problem(
             "api-version",
-            ERROR,
             ctx.config_path,
             line_of(config, "apiVersion"),
             f"apiVersion {api!r} is not served by kube-scheduler {ctx.target.version}",
-            f"it only reads {', '.join(f'{CONFIG_GROUP}/{v}' for v in served)}; v1beta2 is gone from "
-            "1.28 and v1beta3 from 1.29",
-            f"use {CONFIG_GROUP}/v1",
+            served=", ".join(f"{CONFIG_GROUP}/{v}" for v in served),
+            group=CONFIG_GROUP,
         )
 
 
-def check_scheduler_names(ctx: Context) -> None:
+def check_scheduler_names(ctx: Context) -> Iterator[Problem]:
     """3. schedulerName identical in the config, the ConfigMap, the chart and sample pods."""
     names: set[str] = set()
     for i, profile in enumerate(_profiles(ctx)):
@@ -385,14 +330,11 @@ def check_scheduler_names(ctx: Context) -> None:
             "default-scheduler",
         )
         if name is not None and name not in names:
-            ctx.add(
-                "scheduler-name",
-                ERROR,
+            yield Problem(
+                "scheduler-name-mismatch",
                 pod_file,
                 line_of(spec, "schedulerName"),
                 f"sample pod uses schedulerName {name!r}, the config has {', '.join(sorted(names))}",
-                "a pod whose schedulerName matches no profile is never scheduled by this scheduler; it stays Pending",
-                "make them identical",
             )
     cm_file = root / "deploy/configmap.yaml"
     cm = ctx.load(cm_file)
@@ -404,25 +346,14 @@ def check_scheduler_names(ctx: Context) -> None:
                 ctx.config
             )
         except UsageError as err:
-            ctx.add(
-                "yaml",
-                ERROR,
-                cm_file,
-                line_of(data, manifests.CONFIG_FILE),
-                str(err),
-                "kube-scheduler cannot read the configuration it is given",
-                "regenerate the ConfigMap",
-            )
+            yield Problem("configmap-unreadable", cm_file, line_of(data, manifests.CONFIG_FILE), str(err))
             differs = False
         if differs:
-            ctx.add(
-                "scheduler-name",
-                ERROR,
+            yield Problem(
+                "configmap-stale",
                 cm_file,
                 line_of(data, manifests.CONFIG_FILE),
                 "the ConfigMap's scheduler-config.yaml differs from deploy/scheduler-config.yaml",
-                "the cluster runs the ConfigMap, not the file you validated",
-                "regenerate it: kplugin render-config --format configmap",
             )
 
 
@@ -436,7 +367,7 @@ def _plain(node: Any) -> Any:
     return YAML(typ="safe").load(out.getvalue())
 
 
-def check_lease(ctx: Context) -> None:
+def check_lease(ctx: Context) -> Iterator[Problem]:
     """4. the leader-election lease is not the default scheduler's."""
     config = ctx.config
     if not isinstance(config, dict):
@@ -446,14 +377,11 @@ def check_lease(ctx: Context) -> None:
     )
     elect = election.get("leaderElect", True)
     if not isinstance(elect, bool):
-        ctx.add(
-            "types",
-            ERROR,
+        yield Problem(
+            "leader-elect-type",
             ctx.config_path,
             line_of(election, "leaderElect"),
             f"leaderElection.leaderElect must be true or false, not {yamlio.describe(elect)}",
-            "kube-scheduler cannot decode the configuration",
-            "set leaderElect: true (or false for a single replica)",
         )
         return
     if elect is False:
@@ -463,15 +391,12 @@ def check_lease(ctx: Context) -> None:
         for key, default in (("resourceName", DEFAULT_LEASE), ("resourceNamespace", "kube-system"))
     )
     if name == DEFAULT_LEASE and namespace == "kube-system":
-        ctx.add(
-            "lease",
-            ERROR,
+        yield Problem(
+            "default-lease",
             ctx.config_path,
             line_of(election, "resourceName") or line_of(config, "leaderElection"),
             "leader election uses the default scheduler's lease kube-system/kube-scheduler",
-            "a second scheduler on that lease either never becomes leader or takes it from the default "
-            "scheduler, which then stops scheduling",
-            f"set leaderElection.resourceName: {ctx.project.scheduler_name}",
+            name=ctx.project.scheduler_name,
         )
 
 
@@ -499,19 +424,11 @@ def _rules(ctx: Context) -> tuple[Path, list[dict[str, Any]]]:
     return path, found
 
 
-def check_rbac(ctx: Context) -> None:
+def check_rbac(ctx: Context) -> Iterator[Problem]:
     """5. RBAC covers what this version's scheduler reads, and its own lease."""
     path, rules = _rules(ctx)
     if not rules:
-        ctx.add(
-            "rbac",
-            ERROR,
-            path,
-            None,
-            "no RBAC rules found",
-            "the scheduler cannot list nodes or bind pods",
-            "restore deploy/rbac.yaml from kplugin new",
-        )
+        yield Problem("rbac-missing", path, None, "no RBAC rules found")
         return
     granted: set[tuple[str, str, str]] = set()
     for rule in rules:
@@ -531,15 +448,12 @@ def check_rbac(ctx: Context) -> None:
             if (group, resource, verb) not in granted and ("*", resource, verb) not in granted
         ]
         if missing:
-            ctx.add(
-                "rbac",
-                ERROR,
+            yield Problem(
+                "rbac-rules",
                 path,
                 None,
                 f"the ClusterRole misses {', '.join(missing[:4])}{' …' if len(missing) > 4 else ''}",
-                f"kube-scheduler {version} reads these; without them its informers fail and pods that "
-                "need them are never scheduled",
-                "add the rule (kplugin new for this version has it)",
+                version=version,
             )
     lease = ctx.config.get("leaderElection") if isinstance(ctx.config, dict) else None
     lease = lease if isinstance(lease, dict) else {}
@@ -553,18 +467,10 @@ def check_rbac(ctx: Context) -> None:
             for rule in rules
         )
         if not ok:
-            ctx.add(
-                "rbac",
-                ERROR,
-                path,
-                None,
-                f"no rule lets the scheduler update its lease {name!r}",
-                "leader election fails and the scheduler never starts scheduling",
-                f"grant get/update on leases named {name} in the lease namespace",
-            )
+            yield Problem("rbac-lease", path, None, f"no rule lets the scheduler update its lease {name!r}", name=name)
 
 
-def check_binary(ctx: Context) -> None:
+def check_binary(ctx: Context) -> Iterator[Problem]:
     """6. the built binary is statically linked and for the right architecture."""
     binary = ctx.binary
     if binary is None or not binary.is_file():
@@ -572,33 +478,17 @@ def check_binary(ctx: Context) -> None:
     try:
         info = elf.inspect(binary)
     except (elf.NotElf, OSError, IndexError) as err:
-        ctx.add("binary", ERROR, binary, None, str(err), "it cannot run in the image", "rebuild: kplugin build")
+        yield Problem("binary-unreadable", binary, None, str(err))
         return
     if not info.static:
-        ctx.add(
-            "binary",
-            ERROR,
-            binary,
-            None,
-            "the binary is dynamically linked",
-            "distroless/static and scratch images have no C library: it fails to start",
-            "build with CGO_ENABLED=0 (kplugin build does)",
-        )
+        yield Problem("binary-dynamic", binary, None, "the binary is dynamically linked")
     from kplugin.build import host_arch
 
     if info.arch != host_arch():
-        ctx.add(
-            "binary",
-            WARNING,
-            binary,
-            None,
-            f"the binary is for {info.arch}, this machine is {host_arch()}",
-            "nodes of another architecture cannot run it",
-            "build with --platform linux/ARCH for your nodes",
-        )
+        yield Problem("binary-arch", binary, None, f"the binary is for {info.arch}, this machine is {host_arch()}")
 
 
-def check_args(ctx: Context) -> None:
+def check_args(ctx: Context) -> Iterator[Problem]:
     """7. pluginConfig args (and the args files) decode into the plugins' Args, by the
     plugins' own decoders (their Go code, run through argsinfo)."""
     from kplugin.generate import argsinfo
@@ -612,14 +502,12 @@ def check_args(ctx: Context) -> None:
                 continue
             args = _plain(entry.get("args") or {})
             if not isinstance(args, dict):
-                ctx.add(
-                    "args",
-                    ERROR,
+                yield Problem(
+                    "args-not-mapping",
                     ctx.config_path,
                     line_of(entry, "args") or line_of(configs, j),
                     f"pluginConfig args of {name} must be a mapping, not {yamlio.describe(args)}",
-                    "the plugin's factory cannot decode them and kube-scheduler exits at start-up",
-                    f"give {name}'s args as a mapping of its Args fields",
+                    name=name,
                 )
                 continue
             entries.append((name, args, ctx.config_path, line_of(configs, j)))
@@ -628,15 +516,7 @@ def check_args(ctx: Context) -> None:
         try:
             values = argsinfo.read_args_file(ctx.project, plugin)
         except UsageError as err:
-            ctx.add(
-                "args",
-                ERROR,
-                path,
-                None,
-                str(err),
-                "kplugin cannot render the configuration from it",
-                "make it a YAML mapping of the plugin's args fields",
-            )
+            yield Problem("args-file-invalid", path, None, str(err))
             continue
         if values is not None:
             entries.append((plugin.name, values, path, None))
@@ -648,48 +528,26 @@ def check_args(ctx: Context) -> None:
             if report is None:
                 continue  # not registered: check_plugin_names reports it
             if not report.takes_args and args:
-                ctx.add(
-                    "args",
-                    ERROR,
-                    path,
-                    line,
-                    f"args for {name}, which takes none",
-                    f"{name} registers no args decoder; its factory ignores or rejects them",
-                    "remove the args, or give the plugin Args (see kplugin's generated args.go)",
-                )
+                yield Problem("args-unexpected", path, line, f"args for {name}, which takes none", name=name)
             elif report.error is not None:
-                ctx.add(
-                    "args",
-                    ERROR,
-                    path,
-                    line,
-                    report.error,
-                    "the plugin's factory rejects the args and kube-scheduler exits at start-up",
-                    f"use only the fields of {report.type_name or name + 'Args'} with valid values",
-                )
+                yield Problem("args-invalid", path, line, report.error, type=report.type_name or name + "Args")
     except argsinfo.Unavailable as why:
-        ctx.add(
-            "args",
-            INFO,
+        yield Problem(
+            "args-unchecked",
             ctx.project.root / argsinfo.ARGS_DIR,
             None,
             f"pluginConfig args not checked against the plugins' Go code: {why}",
-            "only the plugins' own decoders can tell whether their args are right",
-            "run kplugin doctor where Go is installed, after go mod tidy",
         )
     except OperationError as err:
-        ctx.add(
-            "args",
-            ERROR,
+        yield Problem(
+            "plugins-do-not-build",
             ctx.project.root / "pkg",
             None,
             str(err) + "".join(f"; {d}" for d in err.details[:1]),
-            "the plugins do not build",
-            "fix the compile error (go build ./...)",
         )
 
 
-def check_weights(ctx: Context) -> None:
+def check_weights(ctx: Context) -> Iterator[Problem]:
     """8. score weights valid."""
     for profile in _profiles(ctx):
         for point, kind, entry, entries, index in _plugin_entries(ctx, profile):
@@ -698,53 +556,36 @@ def check_weights(ctx: Context) -> None:
             weight = entry["weight"]
             name = entry.get("name")
             if isinstance(weight, bool) or not isinstance(weight, int) or weight < 0 or weight > MAX_WEIGHT:
-                ctx.add(
-                    "weights",
-                    ERROR,
+                yield Problem(
+                    "weight-invalid",
                     ctx.config_path,
                     line_of(entries, index),
                     f"{name}: weight {weight!r} is not a whole number from 1 to {MAX_WEIGHT}",
-                    "the configuration fails to load, or a negative weight inverts the plugin's preference",
-                    "use a positive integer",
                 )
             elif weight == 0:
-                ctx.add(
-                    "weights",
-                    WARNING,
+                yield Problem(
+                    "weight-zero",
                     ctx.config_path,
                     line_of(entries, index),
                     f"{name}: weight 0 is silently treated as 1",
-                    "it reads as 'off' but the plugin still scores",
-                    "remove the plugin from score, or set 1",
                 )
 
 
-def check_go_mod(ctx: Context) -> None:
+def check_go_mod(ctx: Context) -> Iterator[Problem]:
     """9. go.mod pins consistent: k8s.io/kubernetes and every staging module at one version."""
     path = ctx.project.root / "go.mod"
     if not path.is_file():
-        ctx.add(
-            "go-mod",
-            ERROR,
-            path,
-            None,
-            "go.mod is missing",
-            "the project does not build",
-            "restore it from version control",
-        )
+        yield Problem("go-mod-missing", path, None, "go.mod is missing")
         return
     lines = (ctx.text(path) or "").splitlines()
     version = ctx.project.version
     require = next((i for i, line in enumerate(lines) if re.search(r"\bk8s\.io/kubernetes v", line)), None)
     if require is None or f"k8s.io/kubernetes {version.tag}" not in lines[require]:
-        ctx.add(
-            "go-mod",
-            ERROR,
+        yield Problem(
+            "go-mod-require",
             path,
             require + 1 if require is not None else None,
             f"k8s.io/kubernetes is not required at {version.tag} (kplugin.yaml's version)",
-            "the code compiles against another release than the one recorded and configured",
-            "kplugin upgrade, or fix the require line",
         )
     replaced = {}
     for i, line in enumerate(lines):
@@ -754,29 +595,20 @@ def check_go_mod(ctx: Context) -> None:
     for module in ctx.project.target.release.staging_modules:
         pin = replaced.get(module)
         if pin is None:
-            ctx.add(
-                "go-mod",
-                ERROR,
-                path,
-                None,
-                f"no replace for {module}",
-                "k8s.io/kubernetes requires it at v0.0.0: builds fail with 'unknown revision v0.0.0' "
-                "once a package of it is compiled",
-                f"add {module} => {module} {version.staging_tag}",
+            yield Problem(
+                "go-mod-replace-missing", path, None, f"no replace for {module}", module=module, tag=version.staging_tag
             )
         elif pin[0] != version.staging_tag:
-            ctx.add(
-                "go-mod",
-                ERROR,
+            yield Problem(
+                "go-mod-replace-version",
                 path,
                 pin[1],
                 f"{module} is pinned at {pin[0]}, not {version.staging_tag}",
-                "mixed staging versions do not compile together or behave subtly differently",
-                f"pin every staging module at {version.staging_tag}",
+                tag=version.staging_tag,
             )
 
 
-def check_generated(ctx: Context) -> None:
+def check_generated(ctx: Context) -> Iterator[Problem]:
     """10. generated files as kplugin wrote them (kplugin.yaml records their sha256)."""
     import hashlib
 
@@ -785,40 +617,15 @@ def check_generated(ctx: Context) -> None:
         try:
             data = safefs.read_project_file(ctx.project.root, name)
         except UsageError as err:
-            ctx.add(
-                "generated",
-                WARNING,
-                path,
-                None,
-                str(err),
-                "kplugin upgrade and add plugin stop on it",
-                "restore the file from version control",
-            )
+            yield Problem("generated-unreadable", path, None, str(err))
             continue
         if data is None:
-            ctx.add(
-                "generated",
-                WARNING,
-                path,
-                None,
-                f"generated file {name} is missing",
-                "kplugin upgrade and add plugin write it again",
-                "restore it from version control, or let kplugin upgrade recreate it",
-            )
+            yield Problem("generated-missing", path, None, f"generated file {name} is missing")
         elif hashlib.sha256(data).hexdigest() != recorded:
-            ctx.add(
-                "generated",
-                WARNING,
-                path,
-                None,
-                f"generated file {name} was edited by hand",
-                "kplugin upgrade and add plugin stop when a generated file they must rewrite was edited; "
-                "zz_generated files are rewritten for every Kubernetes version",
-                "move the change into your own files (or keep it with kplugin upgrade --keep-edited)",
-            )
+            yield Problem("generated-edited", path, None, f"generated file {name} was edited by hand")
 
 
-def check_extension_points(ctx: Context) -> None:
+def check_extension_points(ctx: Context) -> Iterator[Problem]:
     """11. the extension points in kplugin.yaml are those the code implements and the
     configuration enables (kplugin generates the adapter and config from kplugin.yaml)."""
     from kplugin.generate.addplugin import methods_in_code
@@ -834,40 +641,28 @@ def check_extension_points(ctx: Context) -> None:
         try:
             in_code = methods_in_code(ctx.project, plugin)
         except UsageError as err:
-            ctx.add(
-                "extension-points",
-                ERROR,
-                ctx.project.root / "pkg" / plugin.package,
-                None,
-                str(err),
-                "kplugin cannot read the plugin's code",
-                "restore pkg/ as regular files",
-            )
+            yield Problem("code-unreadable", ctx.project.root / "pkg" / plugin.package, None, str(err))
             continue
         for point, where in sorted(in_code.items()):
             if not plugin.has(point):
                 file, _, line = where.rpartition(":")
-                ctx.add(
-                    "extension-points",
-                    ERROR,
+                yield Problem(
+                    "point-not-listed",
                     ctx.project.root / file,
                     int(line),
                     f"{plugin.name} implements {point.go_name} in its code, but kplugin.yaml does not list {point}",
-                    "the generated adapter does not pass it to the scheduler and the configuration does not "
-                    "enable it: the method is never called",
-                    f"kplugin add extension-point {plugin.name} {point}",
+                    plugin=plugin.name,
+                    point=point,
                 )
         for point in plugin.extension_points:
             if point not in in_code:
-                ctx.add(
-                    "extension-points",
-                    ERROR,
+                yield Problem(
+                    "point-not-implemented",
                     meta,
                     None,
                     f"kplugin.yaml lists {point} for {plugin.name}, but pkg/{plugin.package} has no "
                     f"{point.go_name} method on {plugin.name}",
-                    "the generated adapter calls it: the project does not compile",
-                    f"write the method, or remove {point} from kplugin.yaml and run kplugin upgrade",
+                    point=point,
                 )
         enabled = by_config.get(plugin.name)
         if enabled is None or "multiPoint" in enabled:  # multiPoint: every point the plugin implements
@@ -875,29 +670,128 @@ def check_extension_points(ctx: Context) -> None:
         for config_point in sorted(enabled):
             configured = next((p for p in ExtensionPoint if p.config_name == config_point), None)
             if configured is not None and not plugin.has(configured):
-                ctx.add(
-                    "extension-points",
-                    ERROR,
+                yield Problem(
+                    "point-not-enabled-in-code",
                     ctx.config_path,
                     None,
                     f"the configuration enables {plugin.name} at {config_point}, which kplugin.yaml does not list",
-                    f"kube-scheduler exits at start-up: {plugin.name} does not implement {configured.interface}",
-                    f"kplugin add extension-point {plugin.name} {configured}, or remove it from the configuration",
+                    plugin=plugin.name,
+                    point=configured,
                 )
         for point in plugin.extension_points:
             if point.config_name and point.config_name not in enabled:
-                ctx.add(
-                    "extension-points",
-                    WARNING,
+                yield Problem(
+                    "point-not-enabled",
                     ctx.config_path,
                     None,
                     f"{plugin.name} implements {point.go_name}, but the configuration does not enable it there",
-                    "the scheduler never calls it",
-                    "kplugin render-config (or enable it by hand)",
                 )
 
 
-CHECKS: list[Callable[[Context], None]] = [
+# What the framework removed or deprecated, as --api native code would spell it (layer
+# code goes through internal/fw, which kplugin keeps current): pattern, minor from which
+# it applies, rule, what to write instead.
+API_CHANGES: tuple[tuple[str, str, str, str], ...] = (
+    (r"\b(?:framework|fwk)\.(?:QueueAfterBackoff|QueueImmediately)\b", "1.29", "api-removed",
+     "return Queue (and an error) from QueueingHintFn"),
+    (r"\bframework\.(?:Status|Code|CycleState|NodeInfo|PodInfo|QueuedPodInfo|ClusterEvent|ClusterEventWithHint|"
+     r"NewStatus|AsStatus|QueueingHint|QueueingHintFn)\b", "1.34", "api-removed",
+     "these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to --api layer"),
+    (r"\bframework\.(?:Handle|Plugin|FilterPlugin|ScorePlugin|PreFilterPlugin|PreScorePlugin|QueueSortPlugin|"
+     r"ReservePlugin|PermitPlugin|PreBindPlugin|BindPlugin|PostBindPlugin|PostFilterPlugin|PreEnqueuePlugin|"
+     r"EnqueueExtensions|NodeScoreList|PreFilterResult)\b", "1.35", "api-removed",
+     "these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to --api layer"),
+    (r"\b(?:framework|fwk)\.(?:MaxNodeScore|MinNodeScore)\b", "1.36", "api-deprecated", "use MaxScore and MinScore"),
+)  # fmt: skip
+
+
+def _plugin_sources(ctx: Context, plugin: PluginSpec) -> list[tuple[Path, str]]:
+    """The plugin's own Go files (not tests, not kplugin's zz_generated ones) and their text."""
+    directory = ctx.project.root / "pkg" / plugin.package
+    if not directory.is_dir() or directory.is_symlink():
+        return []
+    found = []
+    for path in sorted(directory.glob("*.go")):
+        if not path.name.endswith("_test.go") and not path.name.startswith("zz_generated"):
+            text = ctx.text(path)
+            if text is not None:
+                found.append((path, text))
+    return found
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def events_without_hints(text: str, plugin: str) -> list[int]:
+    """The lines of the events a plugin's EventsToRegister registers without a
+    QueueingHintFn (read from its source: each {Event: ...} literal of the function)."""
+    start = re.search(rf"^func \(\w+ \*?{re.escape(plugin)}\) EventsToRegister\(", text, re.M)
+    if start is None:
+        return []
+    end = re.compile(r"^}", re.M).search(text, start.end())
+    body_end = end.start() if end else len(text)
+    lines = []
+    for event in re.finditer(r"\{\s*Event\s*:", text[start.end() : body_end]):
+        at = start.end() + event.start()
+        depth, i = 0, at
+        while i < body_end:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        if "QueueingHintFn" not in text[at:i]:
+            lines.append(_line(text, at))
+    return lines
+
+
+def check_framework(ctx: Context) -> Iterator[Problem]:
+    """12. what the target minor's framework expects of a plugin: QueueingHints where its
+    scheduling queue uses them, SignPod where it batches pods, none of the API it removed."""
+    from kplugin.model.spec import ExtensionPoint
+
+    facts = ctx.target.release.facts
+    minor = (ctx.target.version.major, ctx.target.version.minor)
+    signing = (ExtensionPoint.PRE_FILTER, ExtensionPoint.FILTER, ExtensionPoint.PRE_SCORE, ExtensionPoint.SCORE)
+    for plugin in ctx.project.plugins:
+        sources = _plugin_sources(ctx, plugin)
+        if facts.hints_on_by_default:
+            for path, text in sources:
+                for line in events_without_hints(text, plugin.name):
+                    yield Problem(
+                        "hints-missing", path, line,
+                        f"{plugin.name} registers an event without a QueueingHintFn, and Kubernetes "
+                        f"{ctx.target.version} uses hints ({facts.queueing_hints})",
+                    )  # fmt: skip
+        if facts.sign_pod and any(plugin.has(p) for p in signing) and "SignPod" not in _methods(sources, plugin):
+            declared = re.compile(rf"^type {re.escape(plugin.name)} struct", re.M)
+            where = next(((p, _line(t, m.start())) for p, t in sources if (m := declared.search(t))), None)
+            yield Problem(
+                "signpod-missing",
+                where[0] if where else ctx.project.root / "pkg" / plugin.package,
+                where[1] if where else None,
+                f"{plugin.name} is a {'/'.join(str(p) for p in signing if plugin.has(p))} plugin without SignPod: "
+                f"Kubernetes {ctx.target.version} schedules its profile pod by pod",
+            )  # fmt: skip
+        if ctx.project.api == "native":
+            for pattern, since, rule, fix in API_CHANGES:
+                if minor < tuple(int(x) for x in since.split(".")):
+                    continue
+                for path, text in sources:
+                    for match in re.finditer(pattern, text):
+                        yield Problem(
+                            rule, path, _line(text, match.start()),
+                            f"{match[0]} is {'gone' if rule == 'api-removed' else 'deprecated'} from {since}",
+                            fix=fix,
+                        )  # fmt: skip
+
+
+def _methods(sources: list[tuple[Path, str]], plugin: PluginSpec) -> set[str]:
+    receiver = re.compile(rf"^func \(\w+ \*?{re.escape(plugin.name)}\) (\w+)\(", re.M)
+    return {m[1] for _, text in sources for m in receiver.finditer(text)}
+
+
+CHECKS: list[Callable[[Context], Iterable[Problem]]] = [
     check_plugin_names,
     check_api_version,
     check_scheduler_names,
@@ -909,6 +803,7 @@ CHECKS: list[Callable[[Context], None]] = [
     check_go_mod,
     check_generated,
     check_extension_points,
+    check_framework,
 ]
 
 
@@ -920,10 +815,19 @@ def run(project: Project, target: Target, config: Path | None = None, binary: Pa
         binary=binary or (project.root / "bin/kube-scheduler"),
         config_given=config is not None,
     )
+    found: list[Finding] = []
     for check in CHECKS:
-        check(ctx)
-    unique: dict[Finding, None] = dict.fromkeys(ctx.findings)  # a bad node is met by several checks
-    return list(unique)
+        for problem in check(ctx):
+            found.extend(ctx.finding(p) for p in ctx.problems)  # in the order they were met
+            ctx.problems.clear()
+            found.append(ctx.finding(problem))
+        found.extend(ctx.finding(p) for p in ctx.problems)
+        ctx.problems.clear()
+    return list(dict.fromkeys(found))  # a bad node is met by several checks
+
+
+def list_rules() -> list[Rule]:
+    return list(RULES)
 
 
 def as_json(findings: list[Finding]) -> dict[str, Any]:

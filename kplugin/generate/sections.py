@@ -47,6 +47,12 @@ class Shape:
         return self.has(E.PRE_FILTER, E.FILTER, E.PRE_SCORE, E.SCORE, E.PRE_BIND)
 
     @property
+    def signs(self) -> bool:
+        """The plugin signs pods (SignPod): it is at a point whose plugins must all sign for
+        batching, and it is written through internal/fw or for a minor that has SignPod."""
+        return self.has(E.PRE_FILTER, E.FILTER, E.PRE_SCORE, E.SCORE) and (not self.native or self.facts.sign_pod)
+
+    @property
     def lists_nodes(self) -> bool:
         """The adapter passes PreFilter the snapshot's nodes (before 1.34)."""
         return self.plugin.has(E.PRE_FILTER) and not self.facts.prefilter_nodes
@@ -88,7 +94,9 @@ PLUGIN_GO: tuple[tuple[str, Rule], ...] = (
     ("bind", point(E.BIND)),
     ("postbind", point(E.POST_BIND)),
     ("enqueueextensions", point(E.ENQUEUE_EXTENSIONS)),
-    ("podrequest", lambda s: s.uses_demand),
+    ("sign", lambda s: s.signs),
+    # the hints of EventsToRegister count requests too
+    ("podrequest", lambda s: s.uses_demand or (s.plugin.has(E.ENQUEUE_EXTENSIONS) and s.plugin.args)),
     ("nativehelpers", lambda s: s.native),
 )
 PLUGIN_TEST_GO: tuple[tuple[str, Rule], ...] = (
@@ -102,6 +110,7 @@ PLUGIN_TEST_GO: tuple[tuple[str, Rule], ...] = (
     ("bindingcycle", lambda s: s.has(E.RESERVE, E.PERMIT, E.PRE_BIND, E.BIND, E.POST_BIND)),
     ("queuesort", point(E.QUEUE_SORT)),
     ("enqueueextensions", point(E.ENQUEUE_EXTENSIONS)),
+    ("sign", lambda s: s.signs),
 )
 # the adapter translates only where the minor's interfaces differ from internal/fw's
 ADAPTER_GO: tuple[tuple[str, Rule], ...] = (
@@ -110,7 +119,9 @@ ADAPTER_GO: tuple[tuple[str, Rule], ...] = (
     ("prescore", lambda s: s.converts_nodes),
     ("score", lambda s: s.looks_up_node),
     ("prebind", lambda s: s.plugin.has(E.PRE_BIND) and s.facts.prebind_preflight is not PreBindPreFlight.RESULT),
-    ("enqueueextensions", lambda s: s.plugin.has(E.ENQUEUE_EXTENSIONS) and not s.facts.events_ctx),
+    # the events' hints are internal/fw's own type, converted for the minor (fw.NativeEvents)
+    ("enqueueextensions", point(E.ENQUEUE_EXTENSIONS)),
+    ("sign", lambda s: s.signs and s.facts.sign_pod),
 )
 
 
@@ -125,6 +136,10 @@ def native_helpers(shape: Shape) -> list[str]:
         helpers += ["ListNodes"]
     if shape.has(E.PERMIT, E.PRE_BIND) or shape.looks_up_node:
         helpers += ["LookupNode"]
+    if shape.plugin.has(E.ENQUEUE_EXTENSIONS):
+        helpers += ["NodeChange", "PodChange"]
+    if (shape.plugin.has(E.ENQUEUE_EXTENSIONS) and shape.plugin.args) and not shape.uses_demand:
+        helpers += ["PodRequests"]
     return helpers
 
 

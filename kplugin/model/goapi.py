@@ -33,7 +33,17 @@ LAYER, NATIVE = ApiMode.LAYER, ApiMode.NATIVE
 API_MODES = tuple(ApiMode)
 
 # Data types: in `fwk` from 1.34, where cycle state, node and pod info became interfaces.
-_DATA_TYPES = ("Status", "Code", "StateData", "StateKey", "ClusterEvent", "ClusterEventWithHint", "ActionType")
+_DATA_TYPES = (
+    "Status",
+    "Code",
+    "StateData",
+    "StateKey",
+    "ClusterEvent",
+    "ClusterEventWithHint",
+    "ActionType",
+    "QueueingHint",
+    "QueueingHintFn",
+)
 _DATA_VALUES = (
     "Success",
     "Error",
@@ -50,6 +60,8 @@ _DATA_VALUES = (
     "UpdateNodeAllocatable",
     "Node",
     "Pod",
+    "Queue",
+    "QueueSkip",
 )
 # Plugin-facing types: in `fwk` from 1.35 (1.34 left them in `framework`).
 _PLUGIN_TYPES = (
@@ -89,6 +101,8 @@ HELPERS = (
     "QueuedSince",
     "QueuedPod",
     "PodRequests",
+    "NodeChange",
+    "PodChange",
 )
 
 
@@ -112,6 +126,11 @@ def native_names(facts: ApiFacts) -> dict[str, str]:
     names["MinNodeScore"] = f"{plugin_pkg}.{score.replace('Max', 'Min')}"
     postfilter = "NodeToStatusMap" if facts.postfilter_arg is PostFilterArg.MAP else "NodeToStatusReader"
     names["NodeToStatusReader"] = f"{plugin_pkg}.{postfilter}"
+    if not facts.hint_error:  # 1.28: QueueAfterBackoff, not yet Queue
+        names["Queue"] = f"{data_pkg}.QueueAfterBackoff"
+    if facts.sign_pod:
+        names["SignFragment"] = "fwk.SignFragment"
+        names["SignPlugin"] = "fwk.SignPlugin"
     if facts.prebind_preflight is PreBindPreFlight.RESULT:
         names["PreBindPreFlightResult"] = "fwk.PreBindPreFlightResult"
     # Native code calls package-local helpers (rendered into plugin.go with native bodies).
@@ -134,6 +153,8 @@ def layer_names() -> dict[str, str]:
         "MinNodeScore",
         "NodeToStatusReader",
         "PreBindPreFlightResult",
+        "SignFragment",
+        "SignPlugin",
     )
     return {name: f"fw.{name}" for name in every}
 

@@ -162,6 +162,20 @@ func (pl *GpuAware) NormalizeScore(_ context.Context, _ fw.CycleState, _ *v1.Pod
 	return nil
 }
 
+var _ fw.SignPlugin = &GpuAware{}
+
+// SignPod tells the scheduler what this plugin's PreFilter, Filter, PreScore and Score
+// read of the pod, so that pods that sign alike (and were scheduled moments apart) can
+// reuse one scheduling cycle's result: here only the pod's request of
+// Args.ResourceName. Every plugin at those points must sign for the profile to batch.
+// A plugin whose verdict depends on more of the pod than it can name here (its other
+// pods, its affinity) must not sign it: return nil, fw.NewStatus(fw.Unschedulable, "why").
+func (pl *GpuAware) SignPod(_ context.Context, pod *v1.Pod) ([]fw.SignFragment, *fw.Status) {
+	return []fw.SignFragment{
+		{Key: Name + "/" + string(pl.args.ResourceName), Value: podRequest(pod, pl.args.ResourceName)},
+	}, nil
+}
+
 // podRequest is what the pod asks of resource, in the units Allocatable uses, counted
 // as the scheduler counts it (fw.PodRequests: init and sidecar containers, overhead).
 func podRequest(pod *v1.Pod, resource v1.ResourceName) int64 {

@@ -2,6 +2,7 @@ package gpuaware
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -190,5 +191,25 @@ func TestNormalizeScore(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSignPod(t *testing.T) {
+	pl := &GpuAware{args: GpuAwareArgs{ResourceName: v1.ResourceCPU}}
+	sign := func(pod *v1.Pod) string {
+		fragments, status := pl.SignPod(context.Background(), pod)
+		if !status.IsSuccess() {
+			t.Fatalf("SignPod: %v", status.AsError())
+		}
+		return fmt.Sprint(fragments)
+	}
+	one := schedtest.Pod("one", "", map[v1.ResourceName]string{v1.ResourceCPU: "500m"})
+	same := schedtest.Pod("same", "", map[v1.ResourceName]string{v1.ResourceCPU: "500m", v1.ResourceMemory: "1Gi"})
+	more := schedtest.Pod("more", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
+	if sign(one) != sign(same) {
+		t.Errorf("pods with the same cpu request sign differently: %s, %s", sign(one), sign(same))
+	}
+	if sign(one) == sign(more) {
+		t.Errorf("pods with different cpu requests sign alike: %s", sign(one))
 	}
 }

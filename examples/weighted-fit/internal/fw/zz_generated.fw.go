@@ -16,8 +16,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
 	podresource "k8s.io/kubernetes/pkg/api/v1/resource"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // The framework's types, as Kubernetes 1.28 names them.
@@ -56,8 +58,9 @@ type (
 	NodeScore = framework.NodeScore
 	// PostFilterResult may nominate a node for the pod.
 	PostFilterResult = framework.PostFilterResult
-	// ClusterEventWithHint is an event that may make a rejected pod schedulable.
-	ClusterEventWithHint = framework.ClusterEventWithHint
+	// QueueingHint says whether an event may make a rejected pod schedulable: Queue or
+	// QueueSkip.
+	QueueingHint = framework.QueueingHint
 	// ClusterEvent is a resource and the actions on it.
 	ClusterEvent = framework.ClusterEvent
 	// ActionType is what happened to a resource: Add, Delete, Update, ...
@@ -84,7 +87,53 @@ const (
 	Update                = framework.Update
 	UpdateNodeLabel       = framework.UpdateNodeLabel
 	UpdateNodeAllocatable = framework.UpdateNodeAllocatable
+
+	// Queue: the event may make the pod schedulable, retry it (after its backoff).
+	Queue = framework.QueueAfterBackoff
+	// QueueSkip: the event cannot make the pod schedulable, leave it where it is.
+	QueueSkip = framework.QueueSkip
 )
+
+// QueueingHintFn decides whether an event (oldObj and newObj: nil for an Add and a
+// Delete respectively) may make pod, which the plugin rejected, schedulable. An error
+// counts as Queue. This is its shape from Kubernetes 1.29 on; where the framework's
+// differs, NativeEvents converts it.
+type QueueingHintFn func(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (QueueingHint, error)
+
+// ClusterEventWithHint is an event that may make a rejected pod schedulable, with the
+// hint that tells whether it does.
+type ClusterEventWithHint struct {
+	Event          ClusterEvent
+	QueueingHintFn QueueingHintFn
+}
+
+// NativeEvents returns events as the framework of Kubernetes 1.28 takes them. Its
+// scheduling queue ignores hint functions by default (feature gate SchedulerQueueingHints is off): a rejected pod is retried on every event it registered.
+func NativeEvents(events []ClusterEventWithHint) []framework.ClusterEventWithHint {
+	out := make([]framework.ClusterEventWithHint, 0, len(events))
+	for _, event := range events {
+		native := framework.ClusterEventWithHint{Event: event.Event}
+		if fn := event.QueueingHintFn; fn != nil {
+			native.QueueingHintFn = func(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) QueueingHint {
+				hint, err := fn(logger, pod, oldObj, newObj)
+				if err != nil {
+					logger.Error(err, "QueueingHintFn failed: the pod is retried", "pod", klog.KObj(pod))
+					return Queue
+				}
+				return hint
+			}
+		}
+		out = append(out, native)
+	}
+	return out
+}
+
+// SignFragment is one thing a plugin's decisions about a pod depend on (SignPod).
+// Kubernetes 1.28 does not batch pods by signature: SignPod is not called (from 1.35 it is).
+type SignFragment struct {
+	Key   string
+	Value any
+}
 
 // NewStatus returns a Status with a code and reasons; nil is the same as Success.
 func NewStatus(code Code, reasons ...string) *Status {
@@ -199,6 +248,18 @@ func PodRequests(pod *v1.Pod) v1.ResourceList {
 	return podresource.PodRequests(pod, podresource.PodResourcesOptions{})
 }
 
+// NodeChange returns the nodes of a node event: old is nil for an Add, new nil for a
+// Delete (a deleted node that was not seen deleted is unwrapped).
+func NodeChange(oldObj, newObj interface{}) (old, new *v1.Node, err error) {
+	return schedutil.As[*v1.Node](oldObj, newObj)
+}
+
+// PodChange returns the pods of a pod event: old is nil for an Add, new nil for a
+// Delete (a deleted pod that was not seen deleted is unwrapped).
+func PodChange(oldObj, newObj interface{}) (old, new *v1.Pod, err error) {
+	return schedutil.As[*v1.Pod](oldObj, newObj)
+}
+
 // QueuedSince returns when the entry was added to the scheduling queue.
 func QueuedSince(q QueuedInfo) time.Time {
 	return q.Timestamp
@@ -263,5 +324,11 @@ type (
 	EnqueueExtensions interface {
 		Plugin
 		EventsToRegister(ctx context.Context) ([]ClusterEventWithHint, error)
+	}
+	// SignPlugin: every PreFilter, Filter, PreScore and Score plugin of a profile must
+	// sign pods for the scheduler to schedule pods that sign alike in a batch (1.35 on).
+	SignPlugin interface {
+		Plugin
+		SignPod(ctx context.Context, pod *v1.Pod) ([]SignFragment, *Status)
 	}
 )

@@ -23,7 +23,10 @@ type WeightedFit struct {
 	args   WeightedFitArgs
 }
 
-var _ fw.ScorePlugin = &WeightedFit{}
+var (
+	_ fw.ScorePlugin = &WeightedFit{}
+	_ fw.SignPlugin  = &WeightedFit{}
+)
 
 // NewPlugin builds the plugin from its decoded, defaulted and validated args.
 func NewPlugin(_ context.Context, h fw.Handle, args *WeightedFitArgs) (*WeightedFit, error) {
@@ -72,4 +75,10 @@ func (pl *WeightedFit) NormalizeScore(_ context.Context, _ fw.CycleState, _ *v1.
 		scores[i].Score = fw.MinNodeScore + (scores[i].Score-lowest)*(fw.MaxNodeScore-fw.MinNodeScore)/(highest-lowest)
 	}
 	return nil
+}
+
+// SignPod: the score depends on the node alone, never on the pod, so there is nothing
+// to sign and, as far as this plugin is concerned, any pods may share a batch (1.35 on).
+func (pl *WeightedFit) SignPod(_ context.Context, _ *v1.Pod) ([]fw.SignFragment, *fw.Status) {
+	return nil, nil
 }

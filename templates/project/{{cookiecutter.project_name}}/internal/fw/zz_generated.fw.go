@@ -23,8 +23,10 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/klog/v2"
 	podresource "k8s.io/kubernetes/pkg/api/v1/resource"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // The framework's types, as Kubernetes {{ c.k8s_minor }} names them.
@@ -63,8 +65,9 @@ type (
 	NodeScore = {{ N.NodeScore }}
 	// PostFilterResult may nominate a node for the pod.
 	PostFilterResult = {{ N.PostFilterResult }}
-	// ClusterEventWithHint is an event that may make a rejected pod schedulable.
-	ClusterEventWithHint = {{ N.ClusterEventWithHint }}
+	// QueueingHint says whether an event may make a rejected pod schedulable: Queue or
+	// QueueSkip.
+	QueueingHint = {{ N.QueueingHint }}
 	// ClusterEvent is a resource and the actions on it.
 	ClusterEvent = {{ N.ClusterEvent }}
 	// ActionType is what happened to a resource: Add, Delete, Update, ...
@@ -91,7 +94,63 @@ const (
 	Update                = {{ N.Update }}
 	UpdateNodeLabel       = {{ N.UpdateNodeLabel }}
 	UpdateNodeAllocatable = {{ N.UpdateNodeAllocatable }}
+
+	// Queue: the event may make the pod schedulable, retry it (after its backoff).
+	Queue = {{ N.Queue }}
+	// QueueSkip: the event cannot make the pod schedulable, leave it where it is.
+	QueueSkip = {{ N.QueueSkip }}
 )
+
+// QueueingHintFn decides whether an event (oldObj and newObj: nil for an Add and a
+// Delete respectively) may make pod, which the plugin rejected, schedulable. An error
+// counts as Queue. This is its shape from Kubernetes 1.29 on; where the framework's
+// differs, NativeEvents converts it.
+type QueueingHintFn func(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (QueueingHint, error)
+
+// ClusterEventWithHint is an event that may make a rejected pod schedulable, with the
+// hint that tells whether it does.
+type ClusterEventWithHint struct {
+	Event          ClusterEvent
+	QueueingHintFn QueueingHintFn
+}
+
+// NativeEvents returns events as the framework of Kubernetes {{ c.k8s_minor }} takes them. Its
+// scheduling queue {{ {"off": "ignores hint functions by default (feature gate SchedulerQueueingHints is off): a rejected pod is retried on every event it registered", "beta-on": "consults hint functions (feature gate SchedulerQueueingHints, on by default)", "ga": "always consults hint functions (SchedulerQueueingHints is GA)", "always": "always consults hint functions"}[S.queueing_hints] }}.
+func NativeEvents(events []ClusterEventWithHint) []{{ N.ClusterEventWithHint }} {
+	out := make([]{{ N.ClusterEventWithHint }}, 0, len(events))
+	for _, event := range events {
+		native := {{ N.ClusterEventWithHint }}{Event: event.Event}
+		if fn := event.QueueingHintFn; fn != nil {
+{% if S.hint_error %}
+			native.QueueingHintFn = {{ N.QueueingHintFn }}(fn)
+{% else %}
+			native.QueueingHintFn = func(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) QueueingHint {
+				hint, err := fn(logger, pod, oldObj, newObj)
+				if err != nil {
+					logger.Error(err, "QueueingHintFn failed: the pod is retried", "pod", klog.KObj(pod))
+					return Queue
+				}
+				return hint
+			}
+{% endif %}
+		}
+		out = append(out, native)
+	}
+	return out
+}
+{% if S.sign_pod %}
+
+// SignFragment is one thing a plugin's decisions about a pod depend on (SignPod).
+type SignFragment = fwk.SignFragment
+{% else %}
+
+// SignFragment is one thing a plugin's decisions about a pod depend on (SignPod).
+// Kubernetes {{ c.k8s_minor }} does not batch pods by signature: SignPod is not called (from 1.35 it is).
+type SignFragment struct {
+	Key   string
+	Value any
+}
+{% endif %}
 
 // NewStatus returns a Status with a code and reasons; nil is the same as Success.
 func NewStatus(code Code, reasons ...string) *Status {
@@ -206,6 +265,12 @@ type (
 	EnqueueExtensions interface {
 		Plugin
 		EventsToRegister(ctx context.Context) ([]ClusterEventWithHint, error)
+	}
+	// SignPlugin: every PreFilter, Filter, PreScore and Score plugin of a profile must
+	// sign pods for the scheduler to schedule pods that sign alike in a batch (1.35 on).
+	SignPlugin interface {
+		Plugin
+		SignPod(ctx context.Context, pod *v1.Pod) ([]SignFragment, *Status)
 	}
 )
 {% endif %}

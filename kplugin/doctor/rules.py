@@ -1,0 +1,173 @@
+"""kplugin doctor's rules: each a stable id, the check it belongs to, a severity, why
+what it finds breaks a scheduler in production, and how to fix it. Checks yield
+Problems naming a rule; a rule's why and fix may name the problem's own values
+({name} and the like)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    check: str
+    severity: str
+    why: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a check found: the rule it breaks, where, what exactly, and the values the
+    rule's why and fix name."""
+
+    rule: str
+    path: Path
+    line: int | None
+    what: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(self, rule: str, path: Path, line: int | None, what: str, **params: Any) -> None:
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "what", what)
+        object.__setattr__(self, "params", params)
+
+
+RULES: tuple[Rule, ...] = (
+    # files kplugin reads
+    Rule("unreadable-file", "files", ERROR, "kplugin, kubectl and the scheduler cannot read it",
+         "replace it with a regular UTF-8 file inside the project"),
+    Rule("invalid-yaml", "yaml", ERROR, "kubectl and kube-scheduler cannot read it", "fix the syntax"),
+    Rule("wrong-type", "types", ERROR, "kube-scheduler and kubectl cannot decode the file", "make {field} {kind}"),
+    # 1. plugin names
+    Rule("plugin-name-invalid", "plugin-names", ERROR,
+         "plugin names are Go identifiers and config keys; '_' and lower case break the convention the "
+         "scheduler's own plugins follow", "rename the plugin in PascalCase"),
+    Rule("plugin-name-missing", "plugin-names", ERROR, "the registered name comes from Name",
+         'declare const Name = "{name}" in {source}'),
+    Rule("plugin-name-mismatch", "plugin-names", ERROR,
+         "the scheduler looks plugins up by the name they register; a mismatch means 'plugin does not "
+         "exist' at start-up", "make them identical"),
+    Rule("plugin-not-imported", "plugin-names", ERROR,
+         "a plugin registers itself from init(); without the import it is never compiled in",
+         'add _ "{module}/pkg/{package}" to {imports}'),
+    Rule("plugin-unregistered", "plugin-names", ERROR,
+         "kube-scheduler fails at start-up: the plugin does not exist in this scheduler",
+         "use one of {ours} or an in-tree plugin"),
+    Rule("pluginconfig-unregistered", "plugin-names", ERROR,
+         "args for an unknown plugin are rejected when the profile is built", "name it {ours}"),
+    Rule("disabled-all", "disabled-all", WARNING,
+         "left in from debugging, it drops NodeResourcesFit, TaintToleration and the rest: pods land on "
+         "nodes that cannot run them", "list only the plugins to disable"),
+    # 2. apiVersion
+    Rule("config-missing", "api-version", ERROR, "the Deployment starts kube-scheduler with --config",
+         "run kplugin render-config -o FILE"),
+    Rule("api-version", "api-version", ERROR,
+         "it only reads {served}; v1beta2 is gone from 1.28 and v1beta3 from 1.29", "use {group}/v1"),
+    # 3. schedulerName
+    Rule("scheduler-name-mismatch", "scheduler-name", ERROR,
+         "a pod whose schedulerName matches no profile is never scheduled by this scheduler; it stays "
+         "Pending", "make them identical"),
+    Rule("configmap-unreadable", "yaml", ERROR, "kube-scheduler cannot read the configuration it is given",
+         "regenerate the ConfigMap"),
+    Rule("configmap-stale", "scheduler-name", ERROR, "the cluster runs the ConfigMap, not the file you validated",
+         "regenerate it: kplugin render-config --format configmap"),
+    # 4. lease
+    Rule("leader-elect-type", "types", ERROR, "kube-scheduler cannot decode the configuration",
+         "set leaderElect: true (or false for a single replica)"),
+    Rule("default-lease", "lease", ERROR,
+         "a second scheduler on that lease either never becomes leader or takes it from the default "
+         "scheduler, which then stops scheduling", "set leaderElection.resourceName: {name}"),
+    # 5. RBAC
+    Rule("rbac-missing", "rbac", ERROR, "the scheduler cannot list nodes or bind pods",
+         "restore deploy/rbac.yaml from kplugin new"),
+    Rule("rbac-rules", "rbac", ERROR,
+         "kube-scheduler {version} reads these; without them its informers fail and pods that need them "
+         "are never scheduled", "add the rule (kplugin new for this version has it)"),
+    Rule("rbac-lease", "rbac", ERROR, "leader election fails and the scheduler never starts scheduling",
+         "grant get/update on leases named {name} in the lease namespace"),
+    # 6. the binary
+    Rule("binary-unreadable", "binary", ERROR, "it cannot run in the image", "rebuild: kplugin build"),
+    Rule("binary-dynamic", "binary", ERROR,
+         "distroless/static and scratch images have no C library: it fails to start",
+         "build with CGO_ENABLED=0 (kplugin build does)"),
+    Rule("binary-arch", "binary", WARNING, "nodes of another architecture cannot run it",
+         "build with --platform linux/ARCH for your nodes"),
+    # 7. args
+    Rule("args-not-mapping", "args", ERROR,
+         "the plugin's factory cannot decode them and kube-scheduler exits at start-up",
+         "give {name}'s args as a mapping of its Args fields"),
+    Rule("args-file-invalid", "args", ERROR, "kplugin cannot render the configuration from it",
+         "make it a YAML mapping of the plugin's args fields"),
+    Rule("args-unexpected", "args", ERROR, "{name} registers no args decoder; its factory ignores or rejects them",
+         "remove the args, or give the plugin Args (see kplugin's generated args.go)"),
+    Rule("args-invalid", "args", ERROR, "the plugin's factory rejects the args and kube-scheduler exits at start-up",
+         "use only the fields of {type} with valid values"),
+    Rule("args-unchecked", "args", INFO, "only the plugins' own decoders can tell whether their args are right",
+         "run kplugin doctor where Go is installed, after go mod tidy"),
+    Rule("plugins-do-not-build", "args", ERROR, "the plugins do not build", "fix the compile error (go build ./...)"),
+    # 8. weights
+    Rule("weight-invalid", "weights", ERROR,
+         "the configuration fails to load, or a negative weight inverts the plugin's preference",
+         "use a positive integer"),
+    Rule("weight-zero", "weights", WARNING, "it reads as 'off' but the plugin still scores",
+         "remove the plugin from score, or set 1"),
+    # 9. go.mod
+    Rule("go-mod-missing", "go-mod", ERROR, "the project does not build", "restore it from version control"),
+    Rule("go-mod-require", "go-mod", ERROR,
+         "the code compiles against another release than the one recorded and configured",
+         "kplugin upgrade, or fix the require line"),
+    Rule("go-mod-replace-missing", "go-mod", ERROR,
+         "k8s.io/kubernetes requires it at v0.0.0: builds fail with 'unknown revision v0.0.0' once a package "
+         "of it is compiled", "add {module} => {module} {tag}"),
+    Rule("go-mod-replace-version", "go-mod", ERROR,
+         "mixed staging versions do not compile together or behave subtly differently",
+         "pin every staging module at {tag}"),
+    # 10. generated files
+    Rule("generated-unreadable", "generated", WARNING, "kplugin upgrade and add plugin stop on it",
+         "restore the file from version control"),
+    Rule("generated-missing", "generated", WARNING, "kplugin upgrade and add plugin write it again",
+         "restore it from version control, or let kplugin upgrade recreate it"),
+    Rule("generated-edited", "generated", WARNING,
+         "kplugin upgrade and add plugin stop when a generated file they must rewrite was edited; zz_generated "
+         "files are rewritten for every Kubernetes version",
+         "move the change into your own files (or keep it with kplugin upgrade --keep-edited)"),
+    # 11. extension points
+    Rule("code-unreadable", "extension-points", ERROR, "kplugin cannot read the plugin's code",
+         "restore pkg/ as regular files"),
+    Rule("point-not-listed", "extension-points", ERROR,
+         "the generated adapter does not pass it to the scheduler and the configuration does not enable it: "
+         "the method is never called", "kplugin add extension-point {plugin} {point}"),
+    Rule("point-not-implemented", "extension-points", ERROR,
+         "the generated adapter calls it: the project does not compile",
+         "write the method, or remove {point} from kplugin.yaml and run kplugin upgrade"),
+    Rule("point-not-enabled-in-code", "extension-points", ERROR,
+         "kube-scheduler exits at start-up: the plugin does not implement the extension point",
+         "kplugin add extension-point {plugin} {point}, or remove it from the configuration"),
+    Rule("point-not-enabled", "extension-points", WARNING, "the scheduler never calls it",
+         "kplugin render-config (or enable it by hand)"),
+    # 12. the framework of the target minor
+    Rule("hints-missing", "framework", WARNING,
+         "the target version's scheduling queue consults QueueingHints: an event without one requeues every "
+         "pod the plugin rejected on every such event, however unrelated", "give each event a QueueingHintFn "
+         "that says Queue only when the event can make the pod schedulable (kplugin's sample shows how)"),
+    Rule("signpod-missing", "framework", WARNING,
+         "from 1.35 the scheduler batches pods that sign alike, but only in profiles whose every PreFilter, "
+         "Filter, PreScore and Score plugin signs them: without SignPod this plugin turns batching off for "
+         "the whole profile ('Disabling signatures for profile' in the scheduler's log)",
+         "implement SignPod with what the plugin reads of the pod, or, when it cannot sign (its verdict "
+         "depends on other pods), return nil and an Unschedulable status to opt out explicitly"),
+    Rule("api-removed", "framework", ERROR, "the target version's framework no longer has it: the plugin "
+         "does not compile there", "{fix}"),
+    Rule("api-deprecated", "framework", WARNING, "the target version's framework deprecates it: a later "
+         "version removes it", "{fix}"),
+)  # fmt: skip
+
+BY_ID = {rule.id: rule for rule in RULES}
