@@ -99,3 +99,22 @@ def test_catalog_covers_every_minor_to_1_37() -> None:
         assert release.go_directive, key
         assert release.go_version, key
         assert release.staging_modules, key
+
+
+def test_versions_say_where_hints_and_signatures_apply(kplugin) -> None:  # type: ignore[no-untyped-def]
+    """Read from each minor's kube_features.go and framework: hints off by default up to
+    1.31 (1.28's newest patches), on from 1.32, locked on 1.34-1.36, the gate gone in 1.37;
+    SignPod from 1.35."""
+    import json
+
+    run = kplugin("versions", "--json")
+    rows = {r["minor"]: r for r in json.loads(run.stdout)}
+    assert [rows[m]["queueing_hints"] for m in ("1.28", "1.31", "1.32", "1.34", "1.37")] == [
+        "off",
+        "off",
+        "beta-on",
+        "ga",
+        "always",
+    ]
+    assert "retried on every event" in rows["1.31"]["queueing_hints_note"]
+    assert [m for m, r in rows.items() if r["sign_pod"]] == ["1.35", "1.36", "1.37"]

@@ -8,6 +8,16 @@ import typer
 from kplugin.cli import app
 
 
+# What the scheduling queue does with plugins' QueueingHintFns by default, per fact.
+HINTS = {
+    "off": "ignored (gate SchedulerQueueingHints off): a rejected pod is retried on every event "
+    "its rejectors registered, and at the latest after 5 minutes",
+    "beta-on": "used (gate SchedulerQueueingHints beta, on by default; off: retried on every registered event)",
+    "ga": "used (SchedulerQueueingHints GA, locked on)",
+    "always": "used (the gate is gone)",
+}
+
+
 @app.command()
 def versions(
     as_json: Annotated[bool, typer.Option("--json", help="Print the matrix as JSON.")] = False,
@@ -30,6 +40,11 @@ def versions(
             "staging_modules": len(r.staging_modules),
             "supported": r.supported,
             "api_changes": list(r.api_changes),
+            # whether the scheduling queue consults QueueingHints by default, and what it
+            # does otherwise; whether Filter/Score plugins can keep batching on (SignPod)
+            "queueing_hints": str(r.facts.queueing_hints),
+            "queueing_hints_note": HINTS[r.facts.queueing_hints],
+            "sign_pod": r.facts.sign_pod,
         }
         for r in releases
     ]
@@ -39,7 +54,16 @@ def versions(
     from rich.table import Table
 
     table = Table(
-        "minor", "newest patch", "go directive", "Go", "config APIs", "staging", "supported", "plugin API changes"
+        "minor",
+        "newest patch",
+        "go directive",
+        "Go",
+        "config APIs",
+        "staging",
+        "supported",
+        "QueueingHints",
+        "SignPod",
+        "plugin API changes",
     )
     for row in rows:
         table.add_row(
@@ -50,6 +74,8 @@ def versions(
             ", ".join(row["config_api_versions"]),
             str(row["staging_modules"]),
             "yes" if row["supported"] else "not yet",
+            row["queueing_hints"],
+            "yes" if row["sign_pod"] else "-",
             "; ".join(row["api_changes"]) or "-",
         )
     print_table(table)
