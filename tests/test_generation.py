@@ -27,7 +27,7 @@ def broken_templates(tmp_path: Path, tree_name: str, file_glob: str) -> Path:
     return root
 
 
-@pytest.mark.parametrize(("tree_name", "glob"), [("project", "Makefile"), ("plugin", "zz_generated*.go")])
+@pytest.mark.parametrize(("tree_name", "glob"), [("project", "Makefile"), ("project", "zz_generated.adapter.go")])
 def test_template_error_leaves_nothing(
     kplugin: New, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tree_name: str, glob: str
 ) -> None:

@@ -263,7 +263,7 @@ def test_two_racing_new_runs_one_wins(tmp_path: Path) -> None:
 def test_two_racing_add_plugin_runs_one_wins(tmp_path: Path) -> None:
     """The first takes the project's lock; the second fails at once, changing nothing."""
     world = hostile.make_world(tmp_path)
-    extra = slow_go(tmp_path / "bin", 1.5)
+    extra = slow_go(tmp_path / "bin", 6)  # long enough for the second to plan and reach the lock, under load too
     first = spawn("add", "plugin", "Alpha", "-p", str(world.project), cwd=world.work, extra_env=extra)
     assert hostile.wait_for(lambda: hostile.staging_left(world.work) != [])
     second = finish(spawn("add", "plugin", "Beta", "-p", str(world.project), cwd=world.work, extra_env=extra))

@@ -55,6 +55,14 @@ def new(
             "Default: NAME:0.1.0-k8sVERSION.",
         ),
     ] = None,
+    template: Annotated[
+        Path | None,
+        typer.Option(
+            "--template",
+            help="A fork of kplugin's project template (a directory or .zip, cookiecutter format) to render "
+            "instead: a team's house style. Default: kplugin's own.",
+        ),
+    ] = None,
     output_dir: Annotated[
         Path, typer.Option("--output-dir", "-o", help="Parent directory of the new project directory NAME.")
     ] = Path("."),
@@ -87,6 +95,12 @@ def new(
         api=api,
         image=image,
     )
+    if template is not None:
+        import dataclasses
+
+        from kplugin.generate.templating import fork
+
+        spec = dataclasses.replace(spec, template=fork(template))
     dest = output_dir / name
     if target.patch_was_implied:
         say(f"Kubernetes {target.requested} → {target.version} (newest catalogued patch)")

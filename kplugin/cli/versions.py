@@ -7,7 +7,6 @@ import typer
 
 from kplugin.cli import app
 
-
 # What the scheduling queue does with plugins' QueueingHintFns by default, per fact.
 HINTS = {
     "off": "ignored (gate SchedulerQueueingHints off): a rejected pod is retried on every event "

@@ -14,7 +14,7 @@ from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError, OperationError
 from kplugin.generate import sections
 from kplugin.generate.plan import Change, FilePlan
-from kplugin.generate.templating import render_tree
+from kplugin.generate.templating import render_file, render_tree
 from kplugin.model import goapi, manifests
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
@@ -83,7 +83,7 @@ def unchanged_sample_defaults(spec: ProjectSpec, root: Path, plugin: PluginSpec)
     kplugin generates for it (so they are the code's defaults), else None."""
     if not plugin.args:
         return None
-    rendered = render_tree("plugin", _plugin_context(spec, plugin)).get(PurePosixPath(plugin.package, "args.go"))
+    rendered = render_file("pkg/{{cookiecutter.package}}/args.go", template_context(spec, plugin))
     from kplugin.core import safefs
 
     try:
@@ -105,6 +105,20 @@ def args_file_text(plugin: PluginSpec) -> str:
         "# resourceName: nvidia.com/gpu         # the resource Filter checks and Score prefers (cpu by default)\n"
         + yamlio.dump({})
     )
+
+
+def template_context(
+    spec: ProjectSpec, plugin: PluginSpec | None = None, point: ExtensionPoint | None = None
+) -> dict[str, Any]:
+    """The variables the project template renders with: the project's, those of one of
+    its plugins (its package under pkg/; default the first), and the extension point a
+    stub is rendered for (kplugin add extension-point), if any."""
+    plugin = plugin or spec.plugins[0]
+    context = {**_project_context(spec), **_plugin_context(spec, plugin)}
+    context["_data"] = {**_project_context(spec)["_data"], **_plugin_context(spec, plugin)["_data"]}
+    if point is not None:
+        context.update({"point": str(point), "go_name": point.go_name, "interface": point.interface})
+    return context
 
 
 def _common_context(spec: ProjectSpec) -> dict[str, Any]:
@@ -133,20 +147,22 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "go_directive": release.go_directive,
         "go_image": f"golang:{release.go_image_tag}",
         "image": spec.image_ref,
-        "_staging_modules": list(release.staging_modules),
+        "_data": {
+            "staging_modules": list(release.staging_modules),
+            "plugins": [
+                {
+                    "name": p.name,
+                    "package": p.package,
+                    "extension_points": [str(e) for e in p.extension_points],
+                    "args": p.args,
+                }
+                for p in spec.plugins
+            ],
+        },
         "_helpers": {helper: helper for helper in goapi.HELPERS},
         "_build": _build_facts(spec),
         "code_generator": release.facts.deepcopy_tool or version.staging_tag,
         "deepcopy_flags": str(release.facts.deepcopy_flags),
-        "_plugins": [
-            {
-                "name": p.name,
-                "package": p.package,
-                "extension_points": [str(e) for e in p.extension_points],
-                "args": p.args,
-            }
-            for p in spec.plugins
-        ],
     }
 
 
@@ -164,30 +180,35 @@ def _build_facts(spec: ProjectSpec) -> dict[str, Any]:
 
 def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
     flags = {str(point): plugin.has(point) for point in ExtensionPoint}
+    parts = sections.plugin_parts(plugin, spec.target.release.facts, spec.api)
+    native_helpers = parts.pop("_native_helpers")
     return {
-        **_common_context(spec),
         **flags,
-        **sections.plugin_parts(plugin, spec.target.release.facts, spec.api),
+        **parts,
         "package": plugin.package,
         "plugin_name": plugin.name,
         "args": plugin.args,
         "_names": goapi.names(spec.target.release.facts, spec.api),
-        "_points": [{"name": str(p), "interface": p.interface} for p in plugin.extension_points],
-        "_extensions": [p.go_name for p in plugin.extension_points if p.config_name],
+        "_data": {
+            "points": [{"name": str(p), "interface": p.interface} for p in plugin.extension_points],
+            "extensions": [p.go_name for p in plugin.extension_points if p.config_name],
+            "native_helpers": native_helpers,
+        },
     }
+
+
+def _render(spec: ProjectSpec, plugin: PluginSpec, point: ExtensionPoint | None = None) -> dict[PurePosixPath, bytes]:
+    """The project template rendered for one plugin, paths relative to the project."""
+    rendered = render_tree(template_context(spec, plugin, point), spec.template)
+    return {PurePosixPath(*path.parts[1:]): content for path, content in rendered.items()}
 
 
 def render_stub(spec: ProjectSpec, plugin: PluginSpec, point: ExtensionPoint) -> dict[PurePosixPath, bytes]:
     """pkg/<package>/<point>.go and its test: a stub of the point's method(s) for a plugin
     that gains the extension point (kplugin add extension-point)."""
-    context = {
-        **{k: v for k, v in _plugin_context(spec, plugin).items() if k not in {str(p) for p in ExtensionPoint}},
-        "point": str(point),
-        "go_name": point.go_name,
-        "interface": point.interface,
-    }
-    context.pop("_points")
-    return {PurePosixPath("pkg") / path: content for path, content in render_tree("point", context).items()}
+    package = PurePosixPath("pkg", plugin.package)
+    wanted = {package / f"{point}.go", package / f"{point}_test.go"}
+    return {path: content for path, content in _render(spec, plugin, point).items() if path in wanted}
 
 
 def project_metadata(spec: ProjectSpec, generated: dict[str, str]) -> dict[str, Any]:
@@ -248,13 +269,15 @@ def build_plan(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]]
     """Render every file of the project in memory. ``args`` are the plugins'
     pluginConfig args (default: as kplugin generates the plugins)."""
     plan = FilePlan(dest)
-    # The project tree's top directory is the project itself; the plugin tree's is the
-    # plugin's package directory under pkg/.
-    rendered = render_tree("project", _project_context(spec))
-    plan.update({PurePosixPath(*path.parts[1:]): content for path, content in rendered.items()})
-    for plugin in spec.plugins:
-        rendered = render_tree("plugin", _plugin_context(spec, plugin))
-        plan.update({PurePosixPath("pkg") / path: content for path, content in rendered.items()})
+    # The template renders the project with one plugin's package under pkg/: rendered once
+    # per plugin, the project's own files are taken from the first rendering.
+    packages = {PurePosixPath("pkg", p.package) for p in spec.plugins}
+    for index, plugin in enumerate(spec.plugins):
+        mine = PurePosixPath("pkg", plugin.package)
+        for path, content in _render(spec, plugin).items():
+            inside = next((p for p in path.parents if p in packages), None)
+            if inside == mine or (inside is None and index == 0):
+                plan.add(path, content)
         if plugin.args:
             plan.add(f"config/args/{plugin.package}.yaml", args_file_text(plugin))
     config = scheduler_config(spec, args)
@@ -263,8 +286,8 @@ def build_plan(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]]
     plan.add("deploy/configmap.yaml", yamlio.dump(manifests.configmap(spec.name, config)))
     plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, spec.image_ref)))
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
-    for name, content in _chart(spec, config).items():
-        plan.add(f"charts/{spec.name}/{name}", content)
+    for name, text in _chart(spec, config).items():
+        plan.add(f"charts/{spec.name}/{name}", text)
     generated = {str(path): digest(content) for path, content in plan.files.items() if is_managed(path)}
     plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec, generated)))
     return plan

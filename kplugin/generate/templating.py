@@ -1,30 +1,35 @@
-"""The one adapter between kplugin and its cookiecutter template trees.
+"""The one adapter between kplugin and its cookiecutter template.
 
-A tree is a folder under ``templates/`` holding ``cookiecutter.json`` (every variable
-with a default) and one ``{{cookiecutter.<var>}}`` directory. As cookiecutter does, file
-and directory names are templates, every file is rendered with Jinja2 except those
-matching ``_copy_without_render``, and undefined variables fail loudly. Unlike
-cookiecutter's own ``generate_files`` this renders into memory: nothing is written until
-the whole tree has rendered, so a template error leaves nothing behind.
+``templates/project`` is a true cookiecutter template: ``cookiecutter.json`` (every
+variable with a default), one ``{{cookiecutter.project_name}}`` directory, shared parts
+in ``templates/`` (where cookiecutter's own loader looks), and a post-generation hook.
+kplugin renders it through cookiecutter's own API (``generate_files``, imported only
+here), into a temporary directory it then reads back, inside kplugin's own staging,
+validation and atomic commit: nothing is written into the user's tree until the whole
+project has rendered.
 
-Two rules of our own: a file that renders to nothing but whitespace is not generated
-(how a tree leaves out a file for some inputs), and rendered ``.go`` files lose the
-imports they do not use and end in one newline, as gofmt leaves them (``gosource.tidy``).
+Two rules of our own, applied by ``finish`` (here, and by the template's hook when plain
+cookiecutter renders it): a file that renders to nothing but whitespace is not
+generated (how the template leaves out a file for some inputs), and rendered ``.go``
+files lose the imports they do not use and end in one newline, as gofmt leaves them
+(``gosource.tidy``).
 """
 
 from __future__ import annotations
 
-import fnmatch
+import contextlib
 import json
+import os
+import tempfile
 from collections.abc import Mapping
-from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin.core.errors import OperationError
+from kplugin.core.errors import OperationError, UsageError
 from kplugin.generate import gosource
 
 Rendered = dict[PurePosixPath, bytes]
+PROJECT_TEMPLATE = "project"
 
 
 def templates_root() -> Path:
@@ -36,76 +41,123 @@ def templates_root() -> Path:
     raise OperationError("kplugin's templates are missing from the installation; reinstall kplugin")
 
 
-@cache
-def _environment(top: Path, options: tuple[tuple[str, Any], ...]) -> Any:
-    """Jinja2 as cookiecutter sets it up (strict, trailing newline kept, templates found in
-    the tree's top directory and in its sibling ``templates/`` of shared parts), plus the
-    tree's ``_jinja2_env_vars``."""
-    from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
-
-    return Environment(
-        # the tree's shared parts; the project tree's also serve the plugin and point trees
-        loader=FileSystemLoader(
-            [str(top), str(top.parent / "templates"), str(top.parent.parent / "project" / "templates")]
-        ),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-        bytecode_cache=_bytecode_cache(FileSystemBytecodeCache),
-        **dict(options),
-    )
-
-
-def _bytecode_cache(cache_type: Any) -> Any:
-    """Compiled templates are cached per user (keyed by source checksum), which halves
-    the time of a generation; without a writable cache directory, compile every time."""
-    from kplugin.core.cache import directory
-
-    base = directory("jinja")
-    return cache_type(str(base)) if base is not None else None
-
-
-def template_variables(tree: str) -> dict[str, Any]:
-    config: dict[str, Any] = json.loads((templates_root() / tree / "cookiecutter.json").read_text())
+def template_variables(template: Path) -> dict[str, Any]:
+    config: dict[str, Any] = json.loads((template / "cookiecutter.json").read_text())
     return config
 
 
-def render_tree(tree: str, context: Mapping[str, Any]) -> Rendered:
-    """Render template tree ``tree`` with ``context``.
+def finish(path: PurePosixPath, content: bytes) -> bytes | None:
+    """A rendered file as kplugin keeps it: None when it is only whitespace (not
+    generated), a Go file with its unused imports pruned."""
+    if not content.strip():
+        return None
+    if path.suffix == ".go":
+        return gosource.tidy(content.decode()).encode()
+    return content
 
-    Paths are relative to the tree, so they start with the rendered top directory.
-    """
+
+def finish_tree(root: Path) -> None:
+    """``finish`` applied in place to a rendered tree (the template's post-generation hook)."""
+    for directory, dirs, files in os.walk(root, topdown=False):
+        for name in files:
+            path = Path(directory) / name
+            done = finish(PurePosixPath(name), path.read_bytes())
+            if done is None:
+                path.unlink()
+            else:
+                path.write_bytes(done)
+        for name in dirs:
+            with contextlib.suppress(OSError):  # a directory the files removed above left empty
+                (Path(directory) / name).rmdir()
+
+
+def render_tree(context: Mapping[str, Any], template: Path | None = None) -> Rendered:
+    """Render the project template (kplugin's, or ``template``) with ``context`` through
+    cookiecutter. Paths are relative to the output: they start with the project's name."""
+    from cookiecutter.exceptions import CookiecutterException
+    from cookiecutter.generate import generate_files
     from jinja2 import TemplateError
 
-    root = templates_root()
-    defaults = template_variables(tree)
+    template = template or templates_root() / PROJECT_TEMPLATE
+    defaults = template_variables(template)
     unknown = sorted(set(context) - set(defaults))
     if unknown:
-        raise OperationError(f"template {tree!r} has no variables {', '.join(unknown)}")
+        raise OperationError(f"template {template} has no variables {', '.join(unknown)}")
     values = {**defaults, **context}
-    verbatim = [str(p) for p in values.get("_copy_without_render", [])]
-    tree_dir = root / tree
-    (top,) = [p for p in tree_dir.iterdir() if p.is_dir() and "cookiecutter" in p.name]
-    env = _environment(top, tuple(sorted(values.get("_jinja2_env_vars", {}).items())))
-    jinja_context = {"cookiecutter": values}
     out: Rendered = {}
-    try:
-        for source in sorted(p for p in top.rglob("*") if p.is_file()):
-            relative = source.relative_to(tree_dir).as_posix()
-            target = env.from_string(relative).render(jinja_context)
-            inside = source.relative_to(top).as_posix()  # what cookiecutter matches against
-            if any(fnmatch.fnmatch(inside, pattern) for pattern in verbatim):
-                content = source.read_bytes()
-            else:
-                template = env.get_template(inside)
-                text = template.render(jinja_context)
-                if not text.strip():
-                    continue
-                if target.endswith(".go"):
-                    text = gosource.tidy(text)
-                content = text.encode()
-            out[PurePosixPath(target)] = content
-    except TemplateError as err:
-        where = getattr(err, "filename", None) or tree
-        raise OperationError(f"template {where} failed to render: {err}") from err
+    with tempfile.TemporaryDirectory(prefix="kplugin-render-") as tmp:
+        try:
+            generate_files(repo_dir=str(template), context={"cookiecutter": values}, output_dir=tmp, accept_hooks=False)
+        except (CookiecutterException, TemplateError) as err:
+            raise OperationError(f"template {template} failed to render: {err}") from err
+        for path in sorted(Path(tmp).rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                relative = PurePosixPath(path.relative_to(tmp).as_posix())
+                content = finish(relative, path.read_bytes())
+                if content is not None:
+                    out[relative] = content
     return out
+
+
+def render_file(relative: str, context: Mapping[str, Any]) -> bytes | None:
+    """One file of kplugin's template (a path under its top directory), rendered in
+    memory the way cookiecutter renders it: for a quick comparison with the disk, where
+    rendering the whole project would cost more than the answer is worth."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    template = templates_root() / PROJECT_TEMPLATE
+    values = {**template_variables(template), **context}
+    top = template / "{{cookiecutter.project_name}}"
+    env = Environment(
+        loader=FileSystemLoader([str(top), str(template / "templates")]),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        **values.get("_jinja2_env_vars", {}),
+    )
+    text = env.get_template(relative).render({"cookiecutter": values})
+    return finish(PurePosixPath(relative), text.encode())
+
+
+def fork(path: Path) -> Path:
+    """A team's own fork of kplugin's template (``kplugin new --template DIR|ZIP``),
+    checked for what kplugin needs: a cookiecutter template whose cookiecutter.json has
+    every variable of kplugin's and whose top directory is {{cookiecutter.project_name}}.
+    A ZIP is unpacked (paths inside it only) into a temporary directory the caller removes."""
+    if path.suffix == ".zip" and path.is_file():
+        path = _unzip(path)
+    if not (path / "cookiecutter.json").is_file():
+        raise UsageError(f"--template {path}: no cookiecutter.json; give a cookiecutter template (a directory or .zip)")
+    try:
+        theirs = template_variables(path)
+    except (ValueError, OSError) as err:
+        raise UsageError(f"--template {path}: cookiecutter.json is not valid JSON ({err})") from None
+    missing = sorted(set(template_variables(templates_root() / PROJECT_TEMPLATE)) - set(theirs))
+    if missing:
+        raise UsageError(
+            f"--template {path}: cookiecutter.json lacks {', '.join(missing[:5])}"
+            f"{' …' if len(missing) > 5 else ''}; a fork of kplugin's template keeps all its variables"
+        )
+    if not (path / "{{cookiecutter.project_name}}").is_dir():
+        raise UsageError(f"--template {path}: its top directory must be {{{{cookiecutter.project_name}}}}")
+    return path
+
+
+def _unzip(archive: Path) -> Path:
+    import atexit
+    import shutil
+    import zipfile
+
+    target = Path(tempfile.mkdtemp(prefix="kplugin-template-"))
+    atexit.register(shutil.rmtree, target, True)  # kplugin runs once per process: gone when it ends
+    try:
+        with zipfile.ZipFile(archive) as zipped:
+            for member in zipped.infolist():
+                name = PurePosixPath(member.filename)
+                if name.is_absolute() or ".." in name.parts:
+                    raise UsageError(f"--template {archive}: {member.filename!r} leads out of the archive")
+            zipped.extractall(target)
+    except zipfile.BadZipFile as err:
+        raise UsageError(f"--template {archive} is not a valid ZIP ({err})") from None
+    entries = [p for p in target.iterdir()]
+    # a ZIP of the template's folder holds one top directory with cookiecutter.json in it
+    return entries[0] if len(entries) == 1 and (entries[0] / "cookiecutter.json").is_file() else target

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kplugin.core import names
 from kplugin.core.errors import UsageError
@@ -319,6 +320,8 @@ class ProjectSpec:
     api: ApiMode = LAYER
     # a custom image reference; None: default_image(name, version)
     image: str | None = None
+    # a fork of kplugin's project template (kplugin new --template); None: kplugin's own
+    template: Path | None = None
 
     @property
     def image_ref(self) -> str:

@@ -8,7 +8,7 @@ require k8s.io/kubernetes {{ cookiecutter.k8s_tag }}
 // ./staging in its own repository; outside it, every one must be pinned here.
 // Managed by kplugin (kplugin upgrade re-pins them).
 replace (
-{% for m in cookiecutter._staging_modules %}
+{% for m in cookiecutter._data.staging_modules %}
 	{{ m }} => {{ m }} {{ cookiecutter.staging_tag }}
 {% endfor %}
 )

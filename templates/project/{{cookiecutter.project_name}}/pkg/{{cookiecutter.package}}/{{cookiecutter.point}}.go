@@ -4,6 +4,7 @@
 {% set S = c._shape %}
 {% set native = c.api == "native" %}
 {% set point = c.point %}
+{% if cookiecutter.point %}
 package {{ c.package }}
 
 // This file is yours: kplugin add extension-point generated it once, with a body that
@@ -27,3 +28,4 @@ import (
 var _ {{ T[c.interface] }} = &{{ P }}{}
 {% import "sections/" ~ c.point ~ ".jinja" as part %}
 {{ part.stub_go(c) -}}
+{% endif %}

@@ -2,6 +2,7 @@
 {% set P = c.plugin_name %}
 {% set T = c._names %}
 {% set point = c.point %}
+{% if cookiecutter.point %}
 package {{ c.package }}
 
 import (
@@ -25,7 +26,7 @@ func Test{{ c.go_name }}Stub(t *testing.T) {
 		schedtest.Node("two", map[v1.ResourceName]string{v1.ResourceCPU: "4"}, nil),
 	}
 	h, err := schedtest.New(ctx, nodes, nil,
-		schedtest.Plugin{Name: Name, Factory: New, Extensions: []string{ {%- for e in c._extensions -%}"{{ e }}"{{ ", " if not loop.last }}{%- endfor -%} }})
+		schedtest.Plugin{Name: Name, Factory: New, Extensions: []string{ {%- for e in c._data.extensions -%}"{{ e }}"{{ ", " if not loop.last }}{%- endfor -%} }})
 	if err != nil {
 		t.Fatalf("building the framework: %v", err)
 	}
@@ -35,3 +36,4 @@ func Test{{ c.go_name }}Stub(t *testing.T) {
 {% import "sections/" ~ c.point ~ ".jinja" as part %}
 {{ part.stub_test_go(c) -}}
 }
+{% endif %}

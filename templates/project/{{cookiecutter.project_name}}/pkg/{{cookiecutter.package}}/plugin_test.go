@@ -23,7 +23,7 @@ import (
 
 // extensions are the extension points the plugin is enabled at in these tests, as in
 // deploy/scheduler-config.yaml.
-var extensions = []string{ {%- for e in c._extensions -%}"{{ e }}"{{ ", " if not loop.last }}{%- endfor -%} }
+var extensions = []string{ {%- for e in c._data.extensions -%}"{{ e }}"{{ ", " if not loop.last }}{%- endfor -%} }
 
 const poolLabel = "example.com/pool"
 

@@ -54,7 +54,7 @@ type adapter struct {
 }
 
 // The framework interfaces of Kubernetes {{ c.k8s_minor }} at the plugin's extension points.
-{% for point in c._points %}
+{% for point in c._data.points %}
 var _ {{ N[point.interface] }} = (*adapter)(nil)
 {% endfor %}
 {{ plugin.parts(c, "adapter_go") -}}

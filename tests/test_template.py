@@ -1,0 +1,101 @@
+"""The project template is a true cookiecutter template: plain cookiecutter renders it
+into the same files kplugin new writes, and a team's fork of it renders through
+kplugin new --template (no Go needed)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import REPO, Run, tree
+
+from kplugin.core import yamlio
+from kplugin.generate import scaffold
+from kplugin.generate.templating import templates_root
+from kplugin.model.spec import ProjectSpec
+from kplugin.model.versions import resolve
+
+New = Callable[..., Run]
+# what kplugin renders in Python, around the template: the configuration, manifests, args files
+AROUND = ("deploy/", "config/args/", "kplugin.yaml", "charts/parity/Chart.yaml", "charts/parity/values.yaml")
+
+
+CASES = [("1.28.3", "prefilter,filter,score", "layer"), ("1.37", "queuesort,enqueueextensions,preenqueue", "native")]
+
+
+@pytest.mark.parametrize(("version", "points", "api"), CASES)
+def test_plain_cookiecutter_writes_what_kplugin_new_writes(
+    kplugin: New, tmp_path: Path, version: str, points: str, api: str
+) -> None:
+    spec = ProjectSpec.build("parity", resolve(version), extension_points=points, api=api)
+    config = tmp_path / "cookiecutter.yaml"
+    config.write_text(yamlio.dump({"default_context": scaffold.template_context(spec)}))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # the template's hook uses this kplugin
+    cookiecutter = shutil.which("cookiecutter") or f"{Path(sys.executable).parent}/cookiecutter"
+    proc = subprocess.run(
+        [cookiecutter, "--no-input", "--config-file", str(config), str(templates_root() / "project"),
+         "-o", str(tmp_path / "plain")],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    run = kplugin("new", "parity", "--k8s", version, "--extension-points", points, "--api", api,
+                  "--no-tidy", "-o", str(tmp_path / "kplugin"))  # fmt: skip
+    assert run.code == 0, run.stderr
+    plain, ours = tree(tmp_path / "plain/parity"), tree(tmp_path / "kplugin/parity")
+    assert sorted(plain) == sorted(p for p in ours if not p.startswith(AROUND))
+    for path, content in plain.items():
+        assert ours[path] == content, path
+
+
+def test_new_with_a_fork_of_the_template(kplugin: New, tmp_path: Path) -> None:
+    """A team keeps its house style in a fork: kplugin new --template DIR or ZIP renders
+    it, with kplugin's validation and staging around it."""
+    fork = tmp_path / "fork"
+    shutil.copytree(templates_root() / "project", fork)
+    readme = fork / "{{cookiecutter.project_name}}/README.md"
+    readme.write_text("# {{ cookiecutter.project_name }}: built the ACME way\n")
+    run = kplugin("new", "acme", "--no-tidy", "--template", str(fork), "-o", str(tmp_path / "a"))
+    assert run.code == 0, run.stderr
+    assert (tmp_path / "a/acme/README.md").read_text() == "# acme: built the ACME way\n"
+    assert (tmp_path / "a/acme/pkg/acme/plugin.go").is_file()
+    archive = tmp_path / "fork.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted(fork.rglob("*")):
+            if path.is_file():
+                zipped.write(path, Path("fork") / path.relative_to(fork))
+    run = kplugin("new", "acme", "--no-tidy", "--template", str(archive), "-o", str(tmp_path / "z"))
+    assert run.code == 0, run.stderr
+    assert tree(tmp_path / "z/acme") == tree(tmp_path / "a/acme")
+
+
+@pytest.mark.parametrize(
+    ("broken", "needle"),
+    [
+        ("no-json", "no cookiecutter.json"),
+        ("missing-variable", "lacks"),
+        ("zip-slip", "leads out of the archive"),
+    ],
+)
+def test_a_fork_kplugin_cannot_use_is_refused(kplugin: New, tmp_path: Path, broken: str, needle: str) -> None:
+    fork = tmp_path / "fork"
+    shutil.copytree(templates_root() / "project", fork)
+    template = fork
+    if broken == "no-json":
+        (fork / "cookiecutter.json").unlink()
+    elif broken == "missing-variable":
+        text = (fork / "cookiecutter.json").read_text().replace('  "plugin_name": "GpuAware",\n', "")
+        (fork / "cookiecutter.json").write_text(text)
+    else:
+        template = tmp_path / "evil.zip"
+        with zipfile.ZipFile(template, "w") as zipped:
+            zipped.writestr("../../evil.txt", "x")
+    run = kplugin("new", "acme", "--no-tidy", "--template", str(template), "-o", str(tmp_path / "out"))
+    assert run.code == 2, run.stderr
+    assert needle in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists() and not (tmp_path.parent / "evil.txt").exists()
