@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -193,6 +194,7 @@ def test_kplugin_yaml_records_the_project(kplugin: New, tmp_path: Path) -> None:
             "package": "gpuaware",
             "extensionPoints": ["prefilter", "filter"],
             "args": True,
+            "argsSha256": hashlib.sha256((tmp_path / "gpu-aware/pkg/gpuaware/args.go").read_bytes()).hexdigest(),
         }
     ]
 

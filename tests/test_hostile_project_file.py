@@ -192,6 +192,8 @@ CASES: dict[str, Case] = {
     "plugin-args-list": Case(rewrite(plugin(args=[1])), "plugins[0].args"),
     "plugin-args-kind": Case(rewrite(plugin(args={"nodeLabel": "evil"})), "plugins[0].args"),
     "plugin-args-field": Case(rewrite(plugin(args={"../x": "string"})), "plugins[0].args"),
+    "plugin-args-digest-bad": Case(rewrite(plugin(argsSha256="../" + "0" * 61)), "plugins[0].argsSha256"),
+    "plugin-args-digest-int": Case(rewrite(plugin(argsSha256=0)), "plugins[0].argsSha256"),
     "two-queue-sorters": Case(rewrite(two_sorters), "QueueSort"),
     # the other fields
     "kubernetes-float": Case(text(f"kubernetes: {K8S}", "kubernetes: 1.30"), "quote it"),

@@ -41,6 +41,16 @@ def test_default_is_the_generated_config(kplugin: K, project: Path) -> None:
     assert kplugin("render-config", str(project)).stdout == run.stdout
 
 
+def test_sample_defaults_only_while_args_go_is_as_generated(kplugin: K, project: Path) -> None:
+    """kplugin.yaml records the sha256 of the args.go it wrote: while the file is unchanged
+    its defaults are the sample's; once edited (and no Go ran: --no-tidy) kplugin claims none."""
+    plugin_args = lambda: load(kplugin("render-config", str(project)).stdout)["profiles"][0]["pluginConfig"][0]["args"]  # noqa: E731
+    assert plugin_args() == {"resourceName": "cpu"}
+    with (project / "pkg/gpuaware/args.go").open("a") as handle:
+        handle.write("// edited\n")
+    assert plugin_args() == {}
+
+
 def test_options(kplugin: K, project: Path, tmp_path: Path) -> None:
     args = tmp_path / "args.json"
     args.write_text(json.dumps({"nodeLabel": "example.com/pool", "resourceName": "nvidia.com/gpu"}))

@@ -138,7 +138,7 @@ def build_config(request: RenderRequest, progress: Callable[[str], None] = lambd
 def _sample_defaults(project: Project, plugin: PluginSpec) -> dict[str, Any] | None:
     from kplugin.generate import scaffold
 
-    return scaffold.unchanged_sample_defaults(project.spec(), project.root, plugin)
+    return scaffold.unchanged_sample_defaults(project.root, plugin, project.args_digests.get(plugin.name))
 
 
 def render(config: SchedulerConfig, project: Project, fmt: str) -> str:

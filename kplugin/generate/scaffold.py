@@ -14,7 +14,7 @@ from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError, OperationError
 from kplugin.generate import sections
 from kplugin.generate.plan import Change, FilePlan
-from kplugin.generate.templating import render_file, render_tree
+from kplugin.generate.templating import render_tree
 from kplugin.model import goapi, manifests
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
@@ -78,19 +78,19 @@ def scheduler_config(spec: ProjectSpec, args: Mapping[str, dict[str, Any]] | Non
     )
 
 
-def unchanged_sample_defaults(spec: ProjectSpec, root: Path, plugin: PluginSpec) -> dict[str, Any] | None:
+def unchanged_sample_defaults(root: Path, plugin: PluginSpec, recorded: str | None) -> dict[str, Any] | None:
     """The sample Args' defaults when the plugin's args.go on disk is byte for byte what
-    kplugin generates for it (so they are the code's defaults), else None."""
-    if not plugin.args:
+    kplugin generated for it (its sha256 ``recorded`` in kplugin.yaml: so they are the
+    code's defaults), else None."""
+    if not plugin.args or recorded is None:
         return None
-    rendered = render_file("pkg/{{cookiecutter.package}}/args.go", template_context(spec, plugin))
     from kplugin.core import safefs
 
     try:
         on_disk = safefs.read_project_file(root, f"pkg/{plugin.package}/args.go")
     except KpluginError:
         return None
-    return dict(SAMPLE_ARGS_DEFAULTS) if rendered is not None and on_disk == rendered else None
+    return dict(SAMPLE_ARGS_DEFAULTS) if on_disk is not None and digest(on_disk) == recorded else None
 
 
 def args_file_text(plugin: PluginSpec) -> str:
@@ -211,10 +211,14 @@ def render_stub(spec: ProjectSpec, plugin: PluginSpec, point: ExtensionPoint) ->
     return {path: content for path, content in _render(spec, plugin, point).items() if path in wanted}
 
 
-def project_metadata(spec: ProjectSpec, generated: dict[str, str]) -> dict[str, Any]:
-    """kplugin.yaml: the spec (for each plugin its extension points and whether it has
-    Args; the Args themselves are in its Go code) and the sha256 of every managed file
-    as generated."""
+def project_metadata(
+    spec: ProjectSpec, generated: dict[str, str], files: Mapping[PurePosixPath, bytes] | None = None
+) -> dict[str, Any]:
+    """kplugin.yaml: the spec (for each plugin its extension points, whether it has Args,
+    and the sha256 of the args.go kplugin writes for it, ``files`` being the rendering;
+    the Args themselves are in its Go code) and the sha256 of every managed file as
+    generated."""
+    files = files or {}
     return {
         "kplugin": __version__,
         "name": spec.name,
@@ -229,6 +233,11 @@ def project_metadata(spec: ProjectSpec, generated: dict[str, str]) -> dict[str, 
                 "package": p.package,
                 "extensionPoints": [str(e) for e in p.extension_points],
                 "args": p.args,
+                **(
+                    {"argsSha256": digest(files[PurePosixPath("pkg", p.package, "args.go")])}
+                    if PurePosixPath("pkg", p.package, "args.go") in files
+                    else {}
+                ),
             }
             for p in spec.plugins
         ],
@@ -289,7 +298,7 @@ def build_plan(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]]
     for name, text in _chart(spec, config).items():
         plan.add(f"charts/{spec.name}/{name}", text)
     generated = {str(path): digest(content) for path, content in plan.files.items() if is_managed(path)}
-    plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec, generated)))
+    plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec, generated, plan.files)))
     return plan
 
 

@@ -90,7 +90,7 @@ def render_spec(
     from kplugin.generate import argsinfo
 
     def generated(plugin: PluginSpec) -> dict[str, Any] | None:
-        return scaffold.unchanged_sample_defaults(project.spec(), project.root, plugin)
+        return scaffold.unchanged_sample_defaults(project.root, plugin, project.args_digests.get(plugin.name))
 
     try:
         resolved = argsinfo.resolve(project, generated_defaults=generated, progress=progress)
@@ -165,7 +165,7 @@ def plan(
             sync.deletes.append(path)
         elif not keep_edited:
             sync.conflicts.append(Conflict(path, "edited by hand, and the new version has no such file"))
-    sync.metadata = yamlio.dump(scaffold.project_metadata(spec, generated)).encode()
+    sync.metadata = yamlio.dump(scaffold.project_metadata(spec, generated, rendered)).encode()
     return sync
 
 

@@ -99,25 +99,6 @@ def render_tree(context: Mapping[str, Any], template: Path | None = None) -> Ren
     return out
 
 
-def render_file(relative: str, context: Mapping[str, Any]) -> bytes | None:
-    """One file of kplugin's template (a path under its top directory), rendered in
-    memory the way cookiecutter renders it: for a quick comparison with the disk, where
-    rendering the whole project would cost more than the answer is worth."""
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined
-
-    template = templates_root() / PROJECT_TEMPLATE
-    values = {**template_variables(template), **context}
-    top = template / "{{cookiecutter.project_name}}"
-    env = Environment(
-        loader=FileSystemLoader([str(top), str(template / "templates")]),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        **values.get("_jinja2_env_vars", {}),
-    )
-    text = env.get_template(relative).render({"cookiecutter": values})
-    return finish(PurePosixPath(relative), text.encode())
-
-
 def fork(path: Path) -> Path:
     """A team's own fork of kplugin's template (``kplugin new --template DIR|ZIP``),
     checked for what kplugin needs: a cookiecutter template whose cookiecutter.json has

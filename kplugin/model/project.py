@@ -43,6 +43,8 @@ class Project:
     api: ApiMode = NATIVE
     # sha256 of each managed file as kplugin last wrote it (empty for projects of 0.1.0)
     generated: dict[str, str] = field(default_factory=dict)
+    # sha256 of the args.go kplugin wrote for each plugin (its defaults are known while it is unchanged)
+    args_digests: dict[str, str] = field(default_factory=dict)
 
     @property
     def version(self) -> KubeVersion:
@@ -66,7 +68,7 @@ class Project:
 
 # The keys kplugin.yaml may hold.
 _KEYS = {"kplugin", "name", "module", "kubernetes", "api", "schedulerName", "image", "plugins", "generated"}
-_PLUGIN_KEYS = {"name", "package", "extensionPoints", "args"}
+_PLUGIN_KEYS = {"name", "package", "extensionPoints", "args", "argsSha256"}
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
 _VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,2}([-+][0-9A-Za-z.-]{1,40})?", re.ASCII)
 
@@ -121,6 +123,7 @@ def parse(root: Path, raw: Any) -> Project:
     if not isinstance(plugins_raw, list) or not plugins_raw:
         raise fail("plugins", "must be a non-empty list of plugins")
     plugins: list[PluginSpec] = []
+    args_digests: dict[str, str] = {}
     for i, entry in enumerate(plugins_raw):
         at = f"plugins[{i}]"
         if not isinstance(entry, dict):
@@ -144,6 +147,10 @@ def parse(root: Path, raw: Any) -> Project:
         if not isinstance(takes_args, bool):
             raise fail(f"{at}.args", "must be true or false (whether the plugin has Args)")
         plugins.append(PluginSpec(name=plugin_name, extension_points=points, args=takes_args))
+        if "argsSha256" in entry:
+            if not isinstance(entry["argsSha256"], str) or not _SHA256.fullmatch(entry["argsSha256"]):
+                raise fail(f"{at}.argsSha256", "must be a sha256 digest (64 lower-case hex digits)")
+            args_digests[plugin_name] = entry["argsSha256"]
     for attribute, what in (("name", "plugin"), ("package", "package")):
         seen = [getattr(p, attribute) for p in plugins]
         twice = sorted(value for value, count in Counter(seen).items() if count > 1)
@@ -176,6 +183,7 @@ def parse(root: Path, raw: Any) -> Project:
         scheduler_name=scheduler_name,
         image=image,
         plugins=tuple(plugins),
+        args_digests=args_digests,
         api=api,
         generated=generated,
     )
