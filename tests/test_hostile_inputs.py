@@ -27,7 +27,7 @@ from kplugin.e2e import controlplane
 
 pytestmark = pytest.mark.hostile
 
-SECONDS = 5  # no case may take longer
+SECONDS = 20  # no case may take longer: a hang guard with room for a loaded machine, not a speed measure
 
 
 @dataclass(frozen=True)
@@ -194,12 +194,13 @@ def test_doctor_reports_a_file_not_utf8(run: hostile.KplugIn, tmp_path: Path, re
 
 
 def test_quadratic_scenario_is_linear(run: hostile.KplugIn, tmp_path: Path) -> None:
-    """30,000 nodes with one name twice: found in seconds (the duplicate search was
-    quadratic: 12 s here, and half an hour for the 200,000 nodes of an 8 MB scenario)."""
+    """100,000 nodes with one name twice: found in seconds (the duplicate search was
+    quadratic: 12 s for 30,000 nodes, so over two minutes here, and half an hour for the
+    200,000 nodes of an 8 MB scenario; linear, the whole run takes about 5 s)."""
     world = hostile.make_world(tmp_path)
-    nodes = "".join(f"- name: n{i}\n" for i in range(30_000))
+    nodes = "".join(f"- name: n{i}\n" for i in range(100_000))
     scenario = world.work / "scenario.yaml"
     scenario.write_text(f"nodes:\n{nodes}- name: n7\npods:\n- name: a\n")
     started = time.monotonic()
     hostile.refused(run("e2e", str(world.project), "--scenario", str(scenario)), 2, "node 'n7' is named twice")
-    assert time.monotonic() - started < SECONDS
+    assert time.monotonic() - started < 3 * SECONDS

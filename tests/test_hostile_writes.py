@@ -178,8 +178,10 @@ def test_very_deep_tree_in_the_project(run: hostile.KplugIn, tmp_path: Path) -> 
 )
 def test_failed_commit_is_rolled_back(tmp_path: Path, name: str) -> None:
     """pkg/ is a read-only mount: each command fails on its first file there, after it
-    moved every file that sorts before pkg/, and puts all of them back."""
-    outcome = hostile.in_namespace(tmp_path, COMMANDS[name], read_only=["work/p/pkg"])
+    moved every file that sorts before pkg/, and puts all of them back. (new --force
+    leaves files whose bytes do not change alone, so it is asked for another plugin shape.)"""
+    args = COMMANDS[name] + (("--extension-points", "filter") if name == "new-force" else ())
+    outcome = hostile.in_namespace(tmp_path, args, read_only=["work/p/pkg"])
     run = Run(outcome["code"], outcome["stdout"], outcome["stderr"])
     hostile.refused(run, 1, "work/p/pkg/", progress=PROGRESS)  # read-only, or a rename across the mount
     assert outcome["changed"] == [] and outcome["left"] == []

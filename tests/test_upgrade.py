@@ -268,12 +268,12 @@ def test_disk_full_while_copying_for_another_version(
     1, not an internal error; the project is untouched and the copy removed."""
     import errno
 
-    from kplugin.generate import sync
+    from kplugin.generate import stage as engine
 
     def full(source: Path, stage: Path) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(stage / "go.sum"))
 
-    monkeypatch.setattr(sync, "_copy_project", full)
+    monkeypatch.setattr(engine, "_copy_project", full)
     before = tree(project)
     run = kplugin("build", str(project), "--k8s", "1.37", "--builder", "local")
     assert run.code == 1, run.stderr

@@ -56,11 +56,11 @@ def _inspect(path: Path, data: bytes) -> ElfInfo:
         arch=MACHINES.get(machine, f"machine-{machine:#x}"),
         has_interpreter=PT_INTERP in types,
         has_dynamic_section=PT_DYNAMIC in types,
-        go_version=_go_version(data),
+        go_version=_buildinfo_go_version(data),
     )
 
 
-def _go_version(data: bytes) -> str | None:
+def _buildinfo_go_version(data: bytes) -> str | None:
     """The Go release a binary was built with, from its build-info blob (Go 1.18+ layout)."""
     at = data.find(_BUILDINFO_MAGIC)
     if at < 0 or at + 32 > len(data):

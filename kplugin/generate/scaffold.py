@@ -11,8 +11,8 @@ from typing import Any
 
 from kplugin import __version__
 from kplugin.core import yamlio
-from kplugin.core.errors import KpluginError, OperationError
-from kplugin.generate import sections
+from kplugin.core.errors import KpluginError
+from kplugin.generate import sections, stage
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
 from kplugin.model import goapi, manifests
@@ -313,19 +313,17 @@ def new_project(
     """Generate ``spec`` into ``dest``. ``tidy`` runs in the staged tree before it is
     moved into place (``go mod tidy``) and returns notices; a failure leaves nothing."""
     plan = build_plan(spec, dest)
-    plan.check_destination(force)
+    where = stage.destination(dest, force=force)
+    stage.check_targets(where, stage.Changes(plan.files))
     result = Result(dest=dest, changes=plan.changes())
     if dry_run:
         return result
     notices: list[str] = []
 
-    def in_stage(stage: Path) -> None:
+    def in_stage(staged: Path) -> None:
         if tidy is not None:
-            notices.extend(tidy(stage))
+            notices.extend(tidy(staged))
 
-    try:
-        plan.apply(force, in_stage)
-    except OSError as err:
-        raise OperationError(f"writing {dest}: {err.strerror or err}") from err
+    stage.apply(where, stage.Changes(plan.files), in_stage)
     result.notices = notices
     return result

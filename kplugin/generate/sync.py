@@ -22,10 +22,7 @@ failure leaves it as it was.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -33,15 +30,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin.core import golang, proc, safefs, yamlio
-from kplugin.core.errors import KpluginError, OperationError, ToolError, UsageError
-from kplugin.generate import scaffold
+from kplugin.core.errors import OperationError, ToolError, UsageError
+from kplugin.generate import scaffold, stage
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE, Project
 from kplugin.model.spec import PluginSpec, ProjectSpec
 from kplugin.model.versions import Target
 
 NEW_SUFFIX = ".kplugin-new"
-# Never copied into a stage: build output, VCS data, other stages.
-_NOT_STAGED = {"bin", "dist", ".git"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +57,10 @@ class Sync:
     metadata: bytes = b""
     # go.mod as kplugin renders it for the spec: its replace block is what repin uses
     go_mod: bytes = b""
+
+    def changes(self) -> stage.Changes:
+        """What the stage engine writes: the files, kplugin.yaml, the deletions."""
+        return stage.Changes(writes={**self.writes, PurePosixPath(PROJECT_FILE): self.metadata}, deletes=self.deletes)
 
     def conflict_message(self, action: str) -> str:
         first, others = self.conflicts[0], [str(c.path) for c in self.conflicts[1:]]
@@ -172,7 +171,8 @@ def plan(
 # --- go.mod --------------------------------------------------------------------------
 
 
-def _go_version(text: str) -> tuple[int, ...]:
+def _directive_key(text: str) -> tuple[int, ...]:
+    """A go directive ("1.22.0") as numbers, for comparing two directives."""
     return tuple(int(x) for x in re.findall(r"\d+", text))
 
 
@@ -205,7 +205,7 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
     edits = []
     go_line = str(current.get("Go") or "")
     wanted = new.release.go_directive
-    if go_line == old.release.go_directive or _go_version(go_line) < _go_version(wanted):
+    if go_line == old.release.go_directive or _directive_key(go_line) < _directive_key(wanted):
         edits.append(f"-go={wanted}")
     for require in current.get("Require") or []:
         path = str(require["Path"])
@@ -233,106 +233,20 @@ def _go(module_dir: Path, what: str, *args: str) -> str:
 # --- staging -------------------------------------------------------------------------
 
 
-def _copy_project(root: Path, stage: Path) -> None:
-    """Copy the project's directories, regular files and symlinks (as links) into the
-    stage; FIFOs, devices and sockets are left out (reading one would hang or never end).
-    Without recursion: a tree deeper than Python's recursion limit is copied too. The
-    first failure (a full disk) stops the copy with its OSError."""
-    pending = [Path()]
-    while pending:
-        relative = pending.pop()
-        with os.scandir(root / relative) as entries:
-            names = sorted(entry.name for entry in entries)
-        for name in names:
-            if relative == Path() and (name in _NOT_STAGED or (name.startswith(".") and ".kplugin-" in name)):
-                continue
-            source, target = root / relative / name, stage / relative / name
-            mode = safefs.lstat_mode(source)
-            if mode is None:
-                continue
-            if stat.S_ISLNK(mode):
-                os.symlink(os.readlink(source), target)
-            elif stat.S_ISDIR(mode):
-                target.mkdir()
-                pending.append(relative / name)
-            elif stat.S_ISREG(mode):
-                shutil.copy2(source, target)
-
-
-def check_targets(project: Project, sync: Sync) -> None:
-    """Every destination checked before the first write: inside the project, in real
-    directories, where no directory, symlink, special or read-only file stands."""
-    for path in sorted({*sync.writes, *(PurePosixPath(p) for p in EDITED_FILES)}):
-        safefs.check_writable_target(project.root, path)
-    for path in sync.deletes:
-        safefs.check_writable_target(project.root, path)
-
-
-def _write(stage: Path, sync: Sync) -> None:
-    for path, content in sorted(sync.writes.items()):
-        target = stage / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-    for path in sync.deletes:
-        (stage / path).unlink(missing_ok=True)
-    (stage / PROJECT_FILE).write_bytes(sync.metadata)
+def _destination(project: Project) -> stage.Destination:
+    return stage.Destination(project.root, fresh=False)
 
 
 @contextmanager
 def staged(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None) -> Iterator[Path]:
     """A copy of the project with the sync applied and go.mod re-pinned (``go_mod``,
-    e.g. repin and then go mod tidy); removed afterwards."""
-    stage = safefs.make_stage(project.root.parent, project.root.name)
-    try:
-        _copy_project(project.root, stage)
-        _write(stage, sync)
-        if go_mod is not None:
-            try:
-                go_mod(stage)
-            except KpluginError as err:  # name the user's project, not kplugin's copy of it
-                raise err.relocated(stage, project.root) from None
-        yield stage
-    finally:
-        safefs.remove_tree(stage)
-
-
-def commit(project: Project, sync: Sync, stage: Path) -> list[PurePosixPath]:
-    """Move what changed in the stage into the project, all or nothing (a failure half
-    way puts back what was moved); returns the changed paths."""
-    changed: list[PurePosixPath] = []
-    candidates = {*sync.writes, *(PurePosixPath(p) for p in EDITED_FILES)}
-    with safefs.transaction(project.root, stage / ".kplugin-backup") as tx:
-        for path in sorted(candidates):
-            staged_bytes, disk = _read(stage, path), _read(project.root, path)
-            if staged_bytes is None or staged_bytes == disk:
-                continue
-            tx.put(stage / path, path)
-            changed.append(path)
-        for path in sync.deletes:
-            tx.delete(path)
-            changed.append(path)
-    for path in sync.deletes:
-        _remove_empty_parents(project.root, path)
-    return sorted(changed)
-
-
-def _remove_empty_parents(root: Path, path: PurePosixPath) -> None:
-    for parent in (root / path).parents:
-        if parent == root or root not in parent.parents:
-            return
-        try:
-            parent.rmdir()
-        except OSError:
-            return
+    e.g. repin and then go mod tidy); removed afterwards. The project is not touched."""
+    with stage.staged(_destination(project), sync.changes(), go_mod) as where:
+        yield where
 
 
 def apply(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None = None) -> list[PurePosixPath]:
     """Apply ``sync`` (which must have no conflicts, or only kept ones) through a stage,
-    under a lock on the project (a second kplugin updating it fails at once)."""
-    check_targets(project, sync)
-    try:
-        with safefs.locked(project.root, "updating the project"), staged(project, sync, go_mod) as stage:
-            check_targets(project, sync)  # again, under the lock
-            return commit(project, sync, stage)
-    except OSError as err:
-        raise OperationError(f"updating {project.root}: {err.strerror or err}") from err
+    under a lock on the project (a second kplugin updating it fails at once); returns
+    the paths that changed."""
+    return stage.apply(_destination(project), sync.changes(), go_mod, what="updating the project")
