@@ -15,12 +15,12 @@ from kplugin.build.docker import (
     dockerfile_without_buildkit,
     label_build_stage,
 )
-from kplugin.model.buildfacts import BuildFacts
 from kplugin.build.local import LocalBuilder
 from kplugin.build.platform import Platform, host_arch, parse_platforms
 from kplugin.build.request import BuildRequest, BuildResult, Progress
 from kplugin.build.verify import Binary
 from kplugin.core.errors import OperationError, UsageError
+from kplugin.model.buildfacts import BuildFacts
 
 __all__ = [
     "Binary",

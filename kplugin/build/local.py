@@ -1,0 +1,65 @@
+"""The local builder: the machine's Go toolchain, CGO_ENABLED=0, -trimpath."""
+
+from __future__ import annotations
+
+import re
+
+from kplugin.build.platform import Platform
+from kplugin.build.request import BuildRequest, BuildResult, Progress
+from kplugin.build.verify import verify
+from kplugin.core import golang, proc, safefs
+from kplugin.core.errors import OperationError, ToolError
+from kplugin.model.buildfacts import BuildFacts
+from kplugin.model.project import Project
+
+
+def local_go_version() -> tuple[int, int, str]:
+    """The machine's Go: (major, minor, go1.X.Y)."""
+    if proc.which("go") is None:
+        raise OperationError("Go is not on PATH; install Go or use --builder docker")
+    text = proc.run(["go", "env", "GOVERSION"], what="go env").strip()
+    match = re.match(r"go(\d+)\.(\d+)", text)
+    if not match:
+        raise OperationError(f"cannot read the local Go version from {text!r}")
+    return int(match[1]), int(match[2]), text
+
+
+def required_go_version(project: Project) -> tuple[int, int]:
+    """The oldest Go the project builds with: its go.mod's go line, at least Kubernetes'."""
+    text = safefs.read_text(project.root / "go.mod", "go.mod")
+    match = re.search(r"^go (\d+)\.(\d+)", text, re.M)
+    needed = (int(match[1]), int(match[2])) if match else (1, 0)
+    major, minor = (int(x) for x in project.target.release.go_directive.split(".")[:2])
+    return max(needed, (major, minor))
+
+
+class LocalBuilder:
+    name = "local"
+
+    def build(
+        self, request: BuildRequest, platforms: tuple[Platform, ...], result: BuildResult, progress: Progress
+    ) -> None:
+        project = request.project
+        major, minor, text = local_go_version()
+        need = required_go_version(project)
+        if (major, minor) < need:
+            raise OperationError(
+                f"local Go {text} is older than go {need[0]}.{need[1]}, which Kubernetes "
+                f"{project.version} needs; install a newer Go or use --builder docker"
+            )
+        out_root = request.output or project.root / "bin"
+        ldflags = BuildFacts.of(project).ldflags
+        for plat in platforms:
+            out_dir = out_root if len(platforms) == 1 else out_root / plat.slug
+            out_dir.mkdir(parents=True, exist_ok=True)
+            binary = out_dir / "kube-scheduler"
+            progress(f"go build ./cmd/scheduler for {plat} ({text})")
+            env = {"CGO_ENABLED": "0", "GOOS": plat.os, "GOARCH": plat.arch}
+            cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(binary), "./cmd/scheduler"]
+            try:
+                output = proc.run(cmd, cwd=project.root, env=env, what="go build")
+            except ToolError as err:
+                raise golang.compile_failure(err) from err
+            if request.log:
+                request.log(output)
+            result.binaries.append(verify(binary, plat, project, progress))

@@ -1,0 +1,59 @@
+"""Verification of a built kube-scheduler: a static ELF for the requested architecture
+that prints the pinned Kubernetes version."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kplugin.build.platform import Platform, host_arch
+from kplugin.core import elf, proc
+from kplugin.core.errors import OperationError
+from kplugin.model.project import Project
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Binary:
+    platform: str
+    path: str
+    size: int
+    sha256: str
+    arch: str
+    static: bool
+    go_version: str | None
+    version: str | None
+
+
+def verify(binary: Path, plat: Platform, project: Project, progress: Progress) -> Binary:
+    progress(f"verifying {binary.name} ({plat})")
+    try:
+        info = elf.inspect(binary)
+    except elf.NotElf as err:
+        raise OperationError(str(err)) from err
+    if not info.static:
+        raise OperationError(
+            f"{binary} is dynamically linked (ELF interpreter or dynamic section); build with CGO_ENABLED=0"
+        )
+    if info.arch != plat.arch:
+        raise OperationError(f"{binary} is for {info.arch}, not {plat.arch}")
+    version = None
+    if plat.arch == host_arch():
+        out = proc.run([str(binary), "--version"], what="kube-scheduler --version", timeout=60).strip()
+        if out != f"Kubernetes {project.version.tag}":
+            raise OperationError(f"{binary} --version says {out!r}, expected 'Kubernetes {project.version.tag}'")
+        version = out
+    data = binary.read_bytes()
+    return Binary(
+        platform=str(plat),
+        path=str(binary),
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        arch=info.arch,
+        static=info.static,
+        go_version=info.go_version,
+        version=version,
+    )
