@@ -15,7 +15,7 @@ from kplugin.core.errors import KpluginError, OperationError
 from kplugin.generate import chart
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
-from kplugin.model import goapi, manifests
+from kplugin.model import goapi, manifests, tools
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
 from kplugin.model.schedconfig import SchedulerConfig
@@ -136,6 +136,7 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "_staging_modules": list(release.staging_modules),
         "_helpers": {helper: helper for helper in goapi.HELPERS},
         "_build": _build_facts(spec),
+        "_golangci_lint": _golangci_lint(),
         "code_generator": release.shape.get("deepcopy_tool") or version.staging_tag,
         "deepcopy_flags": release.shape.get("deepcopy_flags", "gengo-v2"),
         "_plugins": [
@@ -160,6 +161,12 @@ def _build_facts(spec: ProjectSpec) -> dict[str, Any]:
         "user": NONROOT_USER,
         "base_image": DEFAULT_BASE_IMAGE,
     }
+
+
+def _golangci_lint() -> dict[str, str]:
+    """The golangci-lint the Makefile's lint target installs and .golangci.yml is for."""
+    tool = tools.GOLANGCI_LINT
+    return {"module": tool.module, "package": tool.package, "version": tool.version}
 
 
 def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
