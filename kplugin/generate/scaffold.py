@@ -15,7 +15,7 @@ from kplugin.core.errors import KpluginError, OperationError
 from kplugin.generate import chart
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
-from kplugin.model import goapi, manifests, tools
+from kplugin.model import goapi, manifests, tools, versions
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
 from kplugin.model.schedconfig import SchedulerConfig
@@ -137,6 +137,7 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "_helpers": {helper: helper for helper in goapi.HELPERS},
         "_build": _build_facts(spec),
         "_golangci_lint": _golangci_lint(),
+        "_ci_builds": _ci_builds(spec),
         "code_generator": release.shape.get("deepcopy_tool") or version.staging_tag,
         "deepcopy_flags": release.shape.get("deepcopy_flags", "gengo-v2"),
         "_plugins": [
@@ -167,6 +168,17 @@ def _golangci_lint() -> dict[str, str]:
     """The golangci-lint the Makefile's lint target installs and .golangci.yml is for."""
     tool = tools.GOLANGCI_LINT
     return {"module": tool.module, "package": tool.package, "version": tool.version}
+
+
+def _ci_builds(spec: ProjectSpec) -> list[dict[str, str]]:
+    """The minors the generated CI workflow builds the plugins for, with the Go each was
+    released with: the oldest and the newest kplugin supports. Plugins written against
+    one version's own API (--api native) build at that version only, so none."""
+    if spec.api == goapi.NATIVE:
+        return []
+    releases = versions.supported_releases()
+    ends = releases[:1] + releases[1:][-1:]
+    return [{"k8s": r.key, "go": r.go_version} for r in ends]
 
 
 def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
