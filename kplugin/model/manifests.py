@@ -22,6 +22,8 @@ CONFIG_DIR = "/etc/kubernetes/scheduler"
 CONFIG_FILE = "scheduler-config.yaml"
 NONROOT_UID = 65532
 SECURE_PORT = 10259
+# where the API server keeps the extension-apiserver-authentication ConfigMap
+AUTHENTICATION_NAMESPACE = "kube-system"
 REPLICAS = 1
 PULL_POLICY = "IfNotPresent"
 RESOURCES: dict[str, Any] = {"requests": {"cpu": "100m", "memory": "128Mi"}}
@@ -170,7 +172,7 @@ def rbac(project: str | Placement, scheduler_name: str, rules: Any) -> list[dict
             f"{project}-authentication-reader",
             "Role",
             "extension-apiserver-authentication-reader",
-            "kube-system",
+            AUTHENTICATION_NAMESPACE,
         ),
     ]
 
