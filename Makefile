@@ -1,22 +1,30 @@
-.PHONY: help test quick lint examples catalog bench
+.PHONY: help setup test quick lint examples catalog bench tools
+
+PYTHON ?= python3
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-test: ## The whole suite, Go integration tests included
-	python -m pytest
+setup: ## Install and start what the suite needs where missing, saying what (scripts/setup-test-env)
+	PYTHON=$(PYTHON) scripts/setup-test-env
+
+test: setup ## The whole suite (Go, Docker, control plane and tools included), after setup
+	$(PYTHON) -m pytest $(PYTEST_ARGS)
 
 quick: ## Everything but the Go/Docker integration tests
-	python -m pytest -m "not integration"
+	$(PYTHON) -m pytest -m "not integration"
 
 lint: ## ruff, ruff format, mypy, the import layers
 	ruff check . && ruff format --check . && mypy && lint-imports
 
 examples: ## Regenerate examples/
-	python -m kplugin.maintainer.examples
+	$(PYTHON) -m kplugin.maintainer.examples
 
 catalog: ## Re-derive kplugin/data/catalog.json from the releases (Go module proxy)
-	python -m kplugin.maintainer.catalog --write
+	$(PYTHON) -m kplugin.maintainer.catalog --write
+
+tools: ## Install the pinned golangci-lint, helm and actionlint (go install), where missing
+	$(PYTHON) -m kplugin.maintainer.tools
 
 bench: ## Start-up and generation benchmarks
-	python benchmarks/cli_startup.py
+	$(PYTHON) benchmarks/cli_startup.py

@@ -12,14 +12,14 @@ from typing import Any
 from kplugin import __version__
 from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError
-from kplugin.generate import sections, stage
+from kplugin.generate import chart, sections, stage
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
-from kplugin.model import goapi, manifests
+from kplugin.model import goapi, manifests, tools, versions
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
 from kplugin.model.schedconfig import SchedulerConfig
-from kplugin.model.spec import ExtensionPoint, PluginSpec, ProjectSpec, split_image
+from kplugin.model.spec import ExtensionPoint, PluginSpec, ProjectSpec
 
 # Files kplugin writes once and never rewrites: the user's code and documents. Every
 # other file it renders is "managed": kplugin.yaml records its sha256, and upgrade and
@@ -149,6 +149,7 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "image": spec.image_ref,
         "_data": {
             "staging_modules": list(release.staging_modules),
+            "ci_builds": _ci_builds(spec),
             "plugins": [
                 {
                     "name": p.name,
@@ -161,6 +162,7 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         },
         "_helpers": {helper: helper for helper in goapi.HELPERS},
         "_build": _build_facts(spec),
+        "_golangci_lint": _golangci_lint(),
         "code_generator": release.facts.deepcopy_tool or version.staging_tag,
         "deepcopy_flags": str(release.facts.deepcopy_flags),
     }
@@ -176,6 +178,23 @@ def _build_facts(spec: ProjectSpec) -> dict[str, Any]:
         "user": NONROOT_USER,
         "base_image": DEFAULT_BASE_IMAGE,
     }
+
+
+def _golangci_lint() -> dict[str, str]:
+    """The golangci-lint the Makefile's lint target installs and .golangci.yml is for."""
+    tool = tools.GOLANGCI_LINT
+    return {"module": tool.module, "package": tool.package, "version": tool.version}
+
+
+def _ci_builds(spec: ProjectSpec) -> list[dict[str, str]]:
+    """The minors the generated CI workflow builds the plugins for, with the Go each was
+    released with: the oldest and the newest kplugin supports. Plugins written against
+    one version's own API (--api native) build at that version only, so none."""
+    if spec.api == goapi.NATIVE:
+        return []
+    releases = versions.supported_releases()
+    ends = releases[:1] + releases[1:][-1:]
+    return [{"k8s": r.key, "go": r.go_version} for r in ends]
 
 
 def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
@@ -250,30 +269,6 @@ def _rules(spec: ProjectSpec) -> list[dict[str, Any]]:
     return manifests.scheduler_rules(version.major, version.minor)
 
 
-def _chart(spec: ProjectSpec, config: SchedulerConfig) -> dict[str, str]:
-    chart = {
-        "apiVersion": "v2",
-        "name": spec.name,
-        "description": (
-            f"kube-scheduler {spec.target.version} with the "
-            f"{', '.join(p.name for p in spec.plugins)} plugin(s), as a second scheduler"
-        ),
-        "type": "application",
-        "version": "0.1.0",
-        "appVersion": str(spec.target.version),
-    }
-    repository, tag = split_image(spec.image_ref)
-    values = {
-        "image": {"repository": repository, "tag": tag, "pullPolicy": "IfNotPresent"},
-        "replicas": 1,
-        "schedulerName": spec.scheduler_name,
-        "schedulerConfig": config.document(),
-        "rbac": {"rules": _rules(spec)},
-        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
-    }
-    return {"Chart.yaml": yamlio.dump(chart), "values.yaml": yamlio.dump(values)}
-
-
 def build_plan(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]] | None = None) -> FilePlan:
     """Render every file of the project in memory. ``args`` are the plugins'
     pluginConfig args (default: as kplugin generates the plugins)."""
@@ -295,7 +290,7 @@ def build_plan(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]]
     plan.add("deploy/configmap.yaml", yamlio.dump(manifests.configmap(spec.name, config)))
     plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, spec.image_ref)))
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
-    for name, text in _chart(spec, config).items():
+    for name, text in chart.chart_files(spec, config, _rules(spec)).items():
         plan.add(f"charts/{spec.name}/{name}", text)
     generated = {str(path): digest(content) for path, content in plan.files.items() if is_managed(path)}
     plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec, generated, plan.files)))

@@ -1,11 +1,17 @@
-"""Kubernetes manifests of a generated project (deploy/ and the Helm chart's values).
+"""Kubernetes manifests of a generated project: deploy/, and the Helm chart's templates
+and values (generate.chart), from the same data.
 
 Built as data and emitted with ruamel.yaml. The scheduler runs as a second scheduler
-with a lease of its own, non-root, read-only root filesystem, no capabilities.
+with a lease of its own, non-root, read-only root filesystem, no capabilities. What a
+chart's release chooses (names, namespace, image, replicas, resources, rules) comes in
+through a Placement and the functions' arguments: deploy/'s literal values, or the
+chart's Helm expressions.
 """
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
 from typing import Any
 
 from kplugin.core import yamlio
@@ -16,6 +22,11 @@ CONFIG_DIR = "/etc/kubernetes/scheduler"
 CONFIG_FILE = "scheduler-config.yaml"
 NONROOT_UID = 65532
 SECURE_PORT = 10259
+# where the API server keeps the extension-apiserver-authentication ConfigMap
+AUTHENTICATION_NAMESPACE = "kube-system"
+REPLICAS = 1
+PULL_POLICY = "IfNotPresent"
+RESOURCES: dict[str, Any] = {"requests": {"cpu": "100m", "memory": "128Mi"}}
 
 _READ = ["get", "list", "watch"]
 
@@ -81,33 +92,58 @@ def labels(project: str) -> dict[str, str]:
     return {"app.kubernetes.io/name": project, "app.kubernetes.io/component": "scheduler"}
 
 
-def _meta(name: str, project: str, namespaced: bool = True) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name}
-    if namespaced:
-        meta["namespace"] = NAMESPACE
-    meta["labels"] = labels(project)
-    return meta
+@dataclass(frozen=True)
+class Placement:
+    """What a project's objects are named and where they go. ``name`` (the project's)
+    names the Deployment, its ServiceAccount and roles; the scheduler's lease, and so its
+    Role, is in ``lease_namespace``; ``instance`` is a chart release's name."""
+
+    name: str
+    namespace: str = NAMESPACE
+    lease_namespace: str = NAMESPACE
+    instance: str | None = None
+
+    @property
+    def labels(self) -> dict[str, str]:
+        found = labels(self.name)
+        if self.instance is not None:
+            found["app.kubernetes.io/instance"] = self.instance
+        return found
+
+    def meta(self, name: str, namespace: str | None = None, namespaced: bool = True) -> dict[str, Any]:
+        meta: dict[str, Any] = {"name": name}
+        if namespaced:
+            meta["namespace"] = namespace or self.namespace
+        meta["labels"] = self.labels
+        return meta
 
 
-def rbac(project: str, scheduler_name: str, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    subject = [{"kind": "ServiceAccount", "name": project, "namespace": NAMESPACE}]
+def _placement(project: str | Placement) -> Placement:
+    return Placement(project) if isinstance(project, str) else project
+
+
+def rbac(project: str | Placement, scheduler_name: str, rules: Any) -> list[dict[str, Any]]:
+    """The ServiceAccount and what it may do; ``rules`` are the ClusterRole's."""
+    place = _placement(project)
+    project = place.name
+    subject = [{"kind": "ServiceAccount", "name": project, "namespace": place.namespace}]
     rbac_api = "rbac.authorization.k8s.io/v1"
 
-    def binding(kind: str, name: str, role_kind: str, role: str) -> dict[str, Any]:
+    def binding(kind: str, name: str, role_kind: str, role: str, namespace: str | None = None) -> dict[str, Any]:
         return {
             "apiVersion": rbac_api,
             "kind": kind,
-            "metadata": _meta(name, project, namespaced=kind == "RoleBinding"),
+            "metadata": place.meta(name, namespace, namespaced=kind == "RoleBinding"),
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": role},
             "subjects": subject,
         }
 
     return [
-        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(project, project)},
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": place.meta(project)},
         {
             "apiVersion": rbac_api,
             "kind": "ClusterRole",
-            "metadata": _meta(project, project, namespaced=False),
+            "metadata": place.meta(project, namespaced=False),
             "rules": rules,
         },
         binding("ClusterRoleBinding", project, "ClusterRole", project),
@@ -116,7 +152,7 @@ def rbac(project: str, scheduler_name: str, rules: list[dict[str, Any]]) -> list
         {
             "apiVersion": rbac_api,
             "kind": "Role",
-            "metadata": _meta(f"{project}-leader-election", project),
+            "metadata": place.meta(f"{project}-leader-election", place.lease_namespace),
             "rules": [
                 {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
                 {
@@ -127,27 +163,46 @@ def rbac(project: str, scheduler_name: str, rules: list[dict[str, Any]]) -> list
                 },
             ],
         },
-        binding("RoleBinding", f"{project}-leader-election", "Role", f"{project}-leader-election"),
-        # Delegated authentication of the secure port reads this ConfigMap.
+        binding(
+            "RoleBinding", f"{project}-leader-election", "Role", f"{project}-leader-election", place.lease_namespace
+        ),
+        # Delegated authentication of the secure port reads a ConfigMap in kube-system.
         binding(
             "RoleBinding",
             f"{project}-authentication-reader",
             "Role",
             "extension-apiserver-authentication-reader",
+            AUTHENTICATION_NAMESPACE,
         ),
     ]
 
 
-def configmap(project: str, config: SchedulerConfig) -> dict[str, Any]:
+def configmap(project: str | Placement, config: SchedulerConfig | Any) -> dict[str, Any]:
+    """The scheduler's configuration file: ``config`` rendered, or what stands for it."""
+    place = _placement(project)
+    text = yamlio.dump(config.document()) if isinstance(config, SchedulerConfig) else config
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": _meta(f"{project}-config", project),
-        "data": {CONFIG_FILE: yamlio.dump(config.document())},
+        "metadata": place.meta(f"{place.name}-config"),
+        "data": {CONFIG_FILE: text},
     }
 
 
-def deployment(project: str, image: str) -> dict[str, Any]:
+def deployment(
+    project: str | Placement,
+    image: str,
+    *,
+    replicas: Any = REPLICAS,
+    pull_policy: str = PULL_POLICY,
+    resources: Any = None,
+    pod_annotations: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    place = _placement(project)
+    project = place.name
+    pod_metadata: dict[str, Any] = {"labels": place.labels}
+    if pod_annotations:
+        pod_metadata["annotations"] = pod_annotations
     probe = {
         "httpGet": {"path": "/healthz", "port": SECURE_PORT, "scheme": "HTTPS"},
         "initialDelaySeconds": 15,
@@ -155,12 +210,12 @@ def deployment(project: str, image: str) -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": _meta(project, project),
+        "metadata": place.meta(project),
         "spec": {
-            "replicas": 1,
+            "replicas": replicas,
             "selector": {"matchLabels": {"app.kubernetes.io/name": project}},
             "template": {
-                "metadata": {"labels": labels(project)},
+                "metadata": pod_metadata,
                 "spec": {
                     "serviceAccountName": project,
                     "priorityClassName": "system-cluster-critical",
@@ -174,11 +229,11 @@ def deployment(project: str, image: str) -> dict[str, Any]:
                         {
                             "name": "scheduler",
                             "image": image,
-                            "imagePullPolicy": "IfNotPresent",
+                            "imagePullPolicy": pull_policy,
                             "args": [f"--config={CONFIG_DIR}/{CONFIG_FILE}", "--v=2"],
                             "livenessProbe": probe,
                             "readinessProbe": {"httpGet": probe["httpGet"]},
-                            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+                            "resources": copy.deepcopy(RESOURCES) if resources is None else resources,
                             "securityContext": {
                                 "allowPrivilegeEscalation": False,
                                 "readOnlyRootFilesystem": True,
