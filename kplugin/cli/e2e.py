@@ -120,6 +120,15 @@ def e2e(
         loaded, count = loaded.rescheduled(matcher)
         if not count:
             note(f"--reschedule {reschedule}: no bound pod of the scenario matches")
+    if cluster_config is not None:
+        from kplugin.e2e import apiclient, cluster
+        from kplugin.e2e import kubeconfig as kubeconfigs
+
+        probe = apiclient.Client(kubeconfigs.endpoint(cluster_config))
+        try:
+            cluster.preflight(probe)  # reachable, authorized, no nodes of its own: before anything is built
+        finally:
+            probe.close()
     inputs = core.prepare(
         project,
         loaded,

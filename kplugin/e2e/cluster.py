@@ -155,22 +155,7 @@ class Existing:
 
     def __enter__(self) -> Existing:
         self.work.mkdir(parents=True, exist_ok=True)
-        self.client.get("/version")  # reachable, and the credentials are taken
-        foreign = []
-        for node in self.client.list_pages("/api/v1/nodes"):
-            labels = (node.get("metadata") or {}).get("labels") or {}
-            if REPLAY_LABEL not in labels:
-                foreign.append(str(node["metadata"]["name"]))
-            elif labels[REPLAY_LABEL] != self.run:
-                raise OperationError(
-                    f"{self.client.endpoint.name} has node {node['metadata']['name']} left by an earlier replay "
-                    f"({REPLAY_LABEL}={labels[REPLAY_LABEL]}); remove them: kubectl delete nodes -l {REPLAY_LABEL}"
-                )
-        if foreign:
-            raise OperationError(
-                f"{self.client.endpoint.name} has {len(foreign)} node(s) kplugin did not create (e.g. {foreign[0]}); "
-                "the replay's pods would land on them: use a cluster of its own (kwok keeps fake nodes)"
-            )
+        preflight(self.client)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
@@ -257,3 +242,23 @@ class Existing:
             return None
         self.scheduler.stop()
         return self.scheduler.log
+
+
+def preflight(client: Client) -> None:
+    """The cluster answers, takes the credentials, and has no nodes kplugin did not
+    create (the replay's pods would land on them)."""
+    client.get("/version")
+    foreign = []
+    for node in client.list_pages("/api/v1/nodes"):
+        labels = (node.get("metadata") or {}).get("labels") or {}
+        if REPLAY_LABEL in labels:
+            raise OperationError(
+                f"{client.endpoint.name} has node {node['metadata']['name']} left by an earlier replay "
+                f"({REPLAY_LABEL}={labels[REPLAY_LABEL]}); remove them: kubectl delete nodes -l {REPLAY_LABEL}"
+            )
+        foreign.append(str(node["metadata"]["name"]))
+    if foreign:
+        raise OperationError(
+            f"{client.endpoint.name} has {len(foreign)} node(s) kplugin did not create (e.g. {foreign[0]}); "
+            "the replay's pods would land on them: use a cluster of its own (kwok keeps fake nodes)"
+        )

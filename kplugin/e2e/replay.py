@@ -33,6 +33,7 @@ SCORE_PAIRS = 250_000  # pods x nodes
 QUEUE_PODS = 5_000
 QUIET = 1.0  # seconds without a change after every pod is decided
 QUIET_NOMINATED = 5.0  # ... while a preemptor waits for its victims to go
+PATIENCE = 10.0  # ... while a pod is not where the scenario expects it (a requeue may be on its way)
 
 
 class Feedback(Protocol):
@@ -427,8 +428,24 @@ def _run_step(step: Step, scenario: Scenario, profile: Profile, target: Target, 
             deleted.add(key)
 
 
-def _settle(watch: PodWatch, wanted: set[str], target: Target, timeout: float, feedback: Feedback, what: str) -> None:
-    """Until every wanted pod is decided and nothing changed for a moment; or nothing
+def _met(state: PodState | None, expected: tuple[str, ...] | None) -> bool:
+    if expected is None or state is None:
+        return True
+    where = state.node or (PREEMPTED if state.deleted else PENDING)
+    return where in expected or (state.deleted and DELETED in expected)
+
+
+def _settle(
+    watch: PodWatch,
+    wanted: set[str],
+    target: Target,
+    timeout: float,
+    feedback: Feedback,
+    what: str,
+    expect: dict[str, tuple[str, ...]],
+) -> None:
+    """Until every wanted pod is decided and nothing changed for a moment (longer while
+    a preemptor waits, or a pod is not where the scenario expects it yet); or nothing
     changed for ``timeout`` seconds."""
     while True:
         target.check()
@@ -438,7 +455,9 @@ def _settle(watch: PodWatch, wanted: set[str], target: Target, timeout: float, f
         feedback.count(what, decided, len(wanted))
         quiet = time.monotonic() - watch.last_change
         waiting = any(s.nominated and s.node is None and not s.deleted for s in states.values())
-        if decided == len(wanted) and quiet >= (QUIET_NOMINATED if waiting else QUIET):
+        pending = not all(_met(states.get(key), expect.get(key)) for key in wanted if key in expect)
+        patience = PATIENCE if pending else QUIET_NOMINATED if waiting else QUIET
+        if decided == len(wanted) and quiet >= patience:
             return
         if quiet >= timeout:
             return
@@ -481,13 +500,18 @@ def replay(
         started = time.monotonic()
         target.start_scheduler(binary, profile.document, verbosity, vmodule)
         watch.last_change = time.monotonic()
-        _settle(watch, wanted, target, timeout, feedback, f"{profile.label}: pods decided")
+        # expectations are about the end: the last wait weighs them
+        expect = scenario.expect if profile.label == "plugin" else {}
+        _settle(
+            watch, wanted, target, timeout, feedback, f"{profile.label}: pods decided", {} if scenario.steps else expect
+        )
         for i, step in enumerate(scenario.steps):
             feedback.step(f"{profile.label}: steps[{i}] {step.describe()}")
             _run_step(step, scenario, profile, target, wanted, deleted, watch)
         if scenario.steps:
             watch.last_change = time.monotonic()
-            _settle(watch, wanted, target, timeout, feedback, f"{profile.label}: pods decided after the steps")
+            what = f"{profile.label}: pods decided after the steps"
+            _settle(watch, wanted, target, timeout, feedback, what, expect)
     finally:
         watch.stop()
         log = target.stop_scheduler()
