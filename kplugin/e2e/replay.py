@@ -431,8 +431,9 @@ def _run_step(step: Step, scenario: Scenario, profile: Profile, target: Target, 
 def _met(state: PodState | None, expected: tuple[str, ...] | None) -> bool:
     if expected is None or state is None:
         return True
-    where = state.node or (PREEMPTED if state.deleted else PENDING)
-    return where in expected or (state.deleted and DELETED in expected)
+    if state.deleted:
+        return PREEMPTED in expected or DELETED in expected
+    return (state.node or PENDING) in expected
 
 
 def _settle(
