@@ -208,9 +208,12 @@ class Client:
             if not (missing_ok and err.status == 404):
                 raise
 
-    def list_pages(self, path: str, limit: int = LIST_PAGE) -> Iterator[dict[str, Any]]:
+    def list_pages(
+        self, path: str, limit: int = LIST_PAGE, version: list[str] | None = None
+    ) -> Iterator[dict[str, Any]]:
         """Every item of a list, page by page (``limit`` and ``continue``); a page token
-        that expired in between (410) restarts nothing: it is an error to retry."""
+        that expired in between (410) restarts nothing: it is an error to retry. The
+        list's resourceVersion (all pages are of one snapshot) goes into ``version``."""
         token = ""
         sep = "&" if "?" in path else "?"
         while True:
@@ -219,14 +222,12 @@ class Client:
             if not isinstance(page, dict):
                 raise OperationError(f"{self.endpoint.name}: GET {path}: not a list")
             yield from page.get("items") or []
-            token = str((page.get("metadata") or {}).get("continue") or "")
+            meta = page.get("metadata") or {}
+            if version is not None and meta.get("resourceVersion"):
+                version[:] = [str(meta["resourceVersion"])]
+            token = str(meta.get("continue") or "")
             if not token:
                 return
-
-    def list_version(self, path: str) -> tuple[list[dict[str, Any]], str]:
-        """All items of a list and its resourceVersion (to watch from)."""
-        listed = self.get(path)
-        return list(listed.get("items") or []), str((listed.get("metadata") or {}).get("resourceVersion") or "")
 
     def watch(self, path: str, resource_version: str, timeout_seconds: int = 300) -> Iterator[dict[str, Any]]:
         """Watch events from ``resource_version`` on a connection of its own, until the

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from kplugin.core.errors import OperationError
 from kplugin.e2e.apiclient import ApiError, Client
 
-WORKERS = 16
+WORKERS = 32  # measured on 2 cores: 16 gave 205 pods/s, 32 248/s (the API server's CPU decides)
 RETRIES = 8
 CONNECTION_RETRIES = 3  # a server that went away is not coming back in seconds
 RETRYABLE = frozenset({429, 500, 502, 503, 504})

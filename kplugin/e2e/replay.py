@@ -159,14 +159,17 @@ class PodWatch:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        items, version = self._list()
-        for item in items:
-            self._update("ADDED", item)
+        version = self._list()
         self._thread = threading.Thread(target=self._follow, args=(version,), daemon=True)
         self._thread.start()
 
-    def _list(self) -> tuple[list[dict[str, Any]], str]:
-        return self.client.list_version(self.path)
+    def _list(self) -> str:
+        """Every pod, page by page (a cluster's worth in one answer would be gigabytes
+        of Python objects); returns the resourceVersion to watch from."""
+        version: list[str] = []
+        for item in self.client.list_pages(self.path, version=version):
+            self._update("ADDED", item)
+        return version[0] if version else ""
 
     def stop(self) -> None:
         self.stopped = True
@@ -182,9 +185,7 @@ class PodWatch:
                     kind, obj = event.get("type"), event.get("object") or {}
                     if kind == "ERROR":
                         if obj.get("code") == 410:  # too old: list again
-                            items, version = self._list()
-                            for item in items:
-                                self._update("ADDED", item)
+                            version = self._list()
                             break
                         raise OperationError(f"watching pods: {obj.get('message')}")
                     version = (obj.get("metadata") or {}).get("resourceVersion") or version
@@ -522,7 +523,8 @@ def replay(
         with log.open(errors="replace") as lines:
             facts = logs.read_log(lines, lambda ref: target.scenario_key(*ref.split("/", 1)) if "/" in ref else None)
     placements = _placements(scenario, states, facts, deleted, timeout)
-    bound = [s.bound_at for k, s in states.items() if s.bound_at is not None and not _prebound(scenario, k)]
+    prebound = {p.key for p in scenario.all_pods() if p.node_name}
+    bound = [s.bound_at for k, s in states.items() if s.bound_at is not None and k not in prebound]
     return Session(
         profile=profile.label,
         scheduler_name=profile.scheduler_name,
@@ -535,10 +537,6 @@ def replay(
         detail=detail,
         log=log,
     )
-
-
-def _prebound(scenario: Scenario, key: str) -> bool:
-    return any(p.key == key and p.node_name for p in scenario.all_pods())
 
 
 def _placements(
