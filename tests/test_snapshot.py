@@ -192,12 +192,15 @@ def write_kubeconfig(tmp_path: Path, server: str, user: dict[str, Any], name: st
     return path
 
 
-def test_snapshot_writes_what_the_scheduler_reads(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:
+def test_snapshot_writes_what_the_scheduler_reads(
+    kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kplugin.e2e import apiclient
+
     fake, config = api
     out = tmp_path / "snap.json"
-    monkey_page = snapshot_page(2)
+    monkeypatch.setattr(apiclient, "LIST_PAGE", 2)  # pages of two
     run = kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out))
-    monkey_page.undo()
     assert run.code == 0, run.stderr
     assert "/api/v1/pods@4" in fake.pages, "listed page by page"
     lines = run.stderr.splitlines()
@@ -250,19 +253,6 @@ def test_snapshot_writes_what_the_scheduler_reads(kplugin: Kplugin, api: tuple[F
     run = kplugin("snapshot", "--kubeconfig", str(config), "--namespace", "shop")
     assert run.code == 0, run.stderr
     assert json.loads(run.stdout)["source"] == {"anonymized": False, "kubernetes": "v1.30.2", "namespaces": "shop"}
-
-
-class snapshot_page:
-    def __init__(self, size: int) -> None:
-        from kplugin.e2e import apiclient
-
-        self.module = apiclient
-        self.saved = apiclient.LIST_PAGE
-        self.original = apiclient.Client.list_pages.__defaults__
-        apiclient.Client.list_pages.__defaults__ = (size,)
-
-    def undo(self) -> None:
-        self.module.Client.list_pages.__defaults__ = self.original
 
 
 def test_anonymized_snapshot_keeps_references(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:

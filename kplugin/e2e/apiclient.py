@@ -209,7 +209,7 @@ class Client:
                 raise
 
     def list_pages(
-        self, path: str, limit: int = LIST_PAGE, version: list[str] | None = None
+        self, path: str, limit: int | None = None, version: list[str] | None = None
     ) -> Iterator[dict[str, Any]]:
         """Every item of a list, page by page (``limit`` and ``continue``); a page token
         that expired in between (410) restarts nothing: it is an error to retry. The
@@ -217,7 +217,7 @@ class Client:
         token = ""
         sep = "&" if "?" in path else "?"
         while True:
-            query = f"limit={limit}" + (f"&continue={urllib.parse.quote(token)}" if token else "")
+            query = f"limit={limit or LIST_PAGE}" + (f"&continue={urllib.parse.quote(token)}" if token else "")
             page = self.get(f"{path}{sep}{query}")
             if not isinstance(page, dict):
                 raise OperationError(f"{self.endpoint.name}: GET {path}: not a list")
