@@ -90,6 +90,7 @@ def e2e(
         check_rbac,
         local_targets,
         outcome_of,
+        rbac_documents,
         read_scenario,
     )
     from kplugin.e2e.run import (
@@ -154,7 +155,9 @@ def e2e(
             reporter.step(f"retargeting a copy of {project.root.name} to Kubernetes {target.version} (go mod tidy)")
             built_from = stack.enter_context(upgrade.retargeted(project, target))
             output = project.root / "bin" / target.version.tag
-            inputs = Inputs(built_from, inputs.scenario, inputs.config, inputs.rbac, inputs.notices)
+            # the retargeted copy's deploy/rbac.yaml: what that version's scheduler reads
+            rbac = None if inputs.rbac is None else rbac_documents(built_from)
+            inputs = Inputs(built_from, inputs.scenario, inputs.config, rbac, inputs.notices)
         reporter.step("building the scheduler (go build, incremental)")
         request = build.BuildRequest(project=built_from, builder="local", output=output)
         built = build.build(request, reporter.step, ("local", "e2e"))

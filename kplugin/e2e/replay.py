@@ -437,6 +437,33 @@ def _met(state: PodState | None, expected: tuple[str, ...] | None) -> bool:
     return (state.node or PENDING) in expected
 
 
+class Refusals:
+    """Reads the scheduler's log as it grows, for what the API server refused it: a
+    scheduler whose informers RBAC refuses never schedules, so waiting is pointless."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.offset = 0
+        self.checked = 0.0
+        self.found = False
+
+    def any(self) -> bool:
+        now = time.monotonic()
+        if self.found or now - self.checked < 2.0:
+            return self.found
+        self.checked = now
+        try:
+            with self.log.open("rb") as handle:
+                handle.seek(self.offset)
+                chunk = handle.read(16 << 20)
+        except OSError:
+            return False
+        end = chunk.rfind(b"\n") + 1  # whole lines only
+        self.offset += end
+        self.found = bool(logs.read_log(chunk[:end].decode(errors="replace").splitlines()).denied)
+        return self.found
+
+
 def _settle(
     watch: PodWatch,
     wanted: set[str],
@@ -445,6 +472,7 @@ def _settle(
     feedback: Feedback,
     what: str,
     expect: dict[str, tuple[str, ...]],
+    refusals: Refusals | None = None,
 ) -> None:
     """Until every wanted pod is decided and nothing changed for a moment (longer while
     a preemptor waits, or a pod is not where the scenario expects it yet); or nothing
@@ -461,7 +489,7 @@ def _settle(
         patience = PATIENCE if pending else QUIET_NOMINATED if waiting else QUIET
         if decided == len(wanted) and quiet >= patience:
             return
-        if quiet >= timeout:
+        if quiet >= timeout or (refusals is not None and refusals.any()):
             return
         time.sleep(0.25)
 
@@ -500,7 +528,8 @@ def replay(
     try:
         feedback.step(f"{profile.label}: scheduling with profile {profile.scheduler_name}")
         started = time.monotonic()
-        target.start_scheduler(binary, profile.document, verbosity, vmodule)
+        process = target.start_scheduler(binary, profile.document, verbosity, vmodule)
+        refusals = Refusals(process.log)
         watch.last_change = time.monotonic()
         # expectations are about the end: the last wait weighs them
         expect = scenario.expect if profile.label == "plugin" else {}
@@ -513,7 +542,7 @@ def replay(
         if scenario.steps:
             watch.last_change = time.monotonic()
             what = f"{profile.label}: pods decided after the steps"
-            _settle(watch, wanted, target, timeout, feedback, what, expect)
+            _settle(watch, wanted, target, timeout, feedback, what, expect, refusals)
     finally:
         watch.stop()
         log = target.stop_scheduler()
