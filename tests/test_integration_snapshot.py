@@ -24,7 +24,7 @@ from conftest import REPO, Run
 from kplugin.core import yamlio
 from kplugin.e2e import controlplane, scenario
 from kplugin.e2e.apiclient import Client
-from kplugin.model.versions import supported_releases
+from kplugin.model.versions import resolve, supported_releases
 
 pytestmark = pytest.mark.integration
 
@@ -309,6 +309,13 @@ def test_a_kubectl_list_replayed_with_a_preemption(kplugin: Kplugin, tmp_path: P
         "0 became unschedulable; preempted: plugin 1, default 1"
     )
     assert "  batch-1                        by urgent on gpu-1" in text
+    # the same List on the newest minor, through the retargeted copy build --k8s uses
+    run = kplugin("e2e", str(project), *args, "--json", "--k8s", NEWEST)
+    assert run.code == 0, run.stderr
+    newest = json.loads(run.stdout)
+    assert newest["kubernetes"].startswith(NEWEST)
+    check_list_diff(newest)
+    assert (project / "bin" / resolve(NEWEST).version.tag / "kube-scheduler").is_file(), "the pinned project's bin/"
     assert list(scratch.iterdir()) == []
 
 
