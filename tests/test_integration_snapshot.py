@@ -325,27 +325,7 @@ def diff_text(kplugin: Kplugin, project: Path, args: list[str]) -> str:
     return run.stdout
 
 
-STEPS = """\
-nodes:
-- {name: n1, labels: {example.com/accelerator: "true", zone: a}, capacity: {example.com/gpu: "2"}}
-- {name: n2, labels: {example.com/accelerator: "true", zone: a}, capacity: {example.com/gpu: "2"}}
-pods:
-- {name: waits-for-b, nodeSelector: {zone: b}, requests: {example.com/gpu: "1"}}
-steps:
-- labelNode: {node: n1, labels: {zone: b}}
-- wait: 1
-- cordonNode: n1
-- createPods: [{name: late-1, requests: {example.com/gpu: "1"}}]
-- wait: 1
-- deleteNode: n2
-- createPods: [{name: late-2, requests: {example.com/gpu: "1"}}]
-- wait: 1
-- uncordonNode: n1
-expect:
-  waits-for-b: n1
-  late-1: n2
-  late-2: [n1, n2]
-"""
+STEPS = (REPO / "examples" / "steps-scenario.yaml").read_text()
 
 
 @pytest.mark.parametrize("version", [OLDEST, NEWEST])
