@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import Run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kplugin.core import safefs
 from kplugin.core.errors import OperationError, UsageError
@@ -433,3 +435,31 @@ def test_weights_and_disabled_defaults_reach_the_profile(project: Path) -> None:
     assert default.document["profiles"] == [{"schedulerName": "default-scheduler", "plugins": {}}]
     assert default.document["percentageOfNodesToScore"] == 100
     assert cluster.LOCAL_QPS == 5000
+
+
+# --- any JSON: a scenario or one UsageError, never anything else -------------------------------
+
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=25,
+)
+KEYS = st.sampled_from(sorted(scenario.TOP_KEYS | {"items", "kind", "apiVersion", "x"}))
+ENTRY_KEYS = st.sampled_from(sorted(scenario.POD_KEYS | scenario.NODE_KEYS | {"metadata", "spec", "status", "kind"}))
+ENTRIES = st.dictionaries(ENTRY_KEYS, VALUES, max_size=6)
+DOCUMENTS = st.dictionaries(KEYS, st.lists(ENTRIES, max_size=3) | VALUES, max_size=5)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(document=DOCUMENTS, cut=st.integers(min_value=0, max_value=400))
+def test_any_json_document(tmp_path: Path, document: dict[str, object], cut: int) -> None:
+    text = json.dumps(document)
+    for variant in (text, text[: len(text) - cut] if cut < len(text) else text):
+        path = tmp_path / "any.json"
+        path.write_text(variant)
+        try:
+            scenario.load_scenario(path)
+        except UsageError as err:
+            assert str(err).count("\n") == 0
