@@ -6,6 +6,8 @@ of two replays."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kplugin.core.errors import UsageError
@@ -252,3 +254,104 @@ def test_objects_keep_only_what_replays_read() -> None:
     assert pod is not None and pod["volumes"] == [
         {"name": "scratch", "persistentVolumeClaim": {"claimName": "p-scratch"}}
     ]
+
+
+def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
+    """Namespaces and classes first (pods' admission reads them), objects and nodes, then
+    pods, then the statuses objects keep; on an existing cluster in kplugin's namespaces,
+    labelled with the run."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from kplugin.e2e import cluster
+    from kplugin.e2e.apiclient import Client, Endpoint
+    from kplugin.e2e.kubeconfig import Kubeconfig
+    from kplugin.e2e.scenario import load_scenario
+
+    seen: list[tuple[str, str, dict[str, object]]] = []
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def handle_any(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            with lock:
+                seen.append((self.command, self.path, body))
+            self.send_response(201)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        do_POST = do_PATCH = handle_any
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "namespaces: [{name: ml, labels: {team: ml}}]\n"
+        "priorityClasses: [{name: high, value: 10}]\n"
+        "nodes: [{name: n1}]\n"
+        "pods:\n"
+        "- {name: p, namespace: ml, priorityClassName: high, affinity: {podAffinity: {"
+        "requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, namespaces: [ml]}]}}}\n"
+        "- {name: q, nodeName: n1, overhead: {cpu: 100m}}\n"
+        "objects:\n"
+        "- {apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: b, namespace: ml},\n"
+        "   spec: {minAvailable: 1}, status: {disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1,"
+        " expectedPods: 2}}\n"
+    )
+    loaded = load_scenario(path)
+    client = Client(Endpoint(f"http://127.0.0.1:{server.server_address[1]}"))
+    config = Kubeconfig(tmp_path, "ctx", {}, {}, {})
+    target = cluster.Existing(config, client, tmp_path / "work", lambda _: None)
+    target.run = "r1"
+    profile = replay.Profile("plugin", target.scheduler_name("gpu"), {})
+    try:
+        created = replay._create_state(loaded, profile, target, replay.Silent())
+    finally:
+        server.shutdown()
+        server.server_close()
+        client.close()
+    assert created.objects == len(seen) == 9
+    order = [(method, url.split("?")[0]) for method, url, _ in seen]
+    first = order[:4]  # namespaces, the class, the overhead's RuntimeClass: in any order among them
+    assert sorted(first) == sorted(
+        [
+            ("POST", "/api/v1/namespaces"),
+            ("POST", "/api/v1/namespaces"),
+            ("POST", "/apis/scheduling.k8s.io/v1/priorityclasses"),
+            ("POST", "/apis/node.k8s.io/v1/runtimeclasses"),
+        ]
+    )
+    assert order[4:6] == [
+        ("POST", "/apis/policy/v1/namespaces/kp-r1-ml/poddisruptionbudgets"),
+        ("POST", "/api/v1/nodes"),
+    ]
+    assert sorted(order[6:8]) == [
+        ("POST", "/api/v1/namespaces/kp-r1-default/pods"),
+        ("POST", "/api/v1/namespaces/kp-r1-ml/pods"),
+    ]
+    assert order[8] == ("PATCH", "/apis/policy/v1/namespaces/kp-r1-ml/poddisruptionbudgets/b/status")
+    namespaces = {b["metadata"]["name"]: b["metadata"]["labels"] for m, u, b in seen if u == "/api/v1/namespaces"}
+    assert namespaces == {
+        "kp-r1-ml": {"team": "ml", "kplugin.dev/replay": "r1"},
+        "kp-r1-default": {"kplugin.dev/replay": "r1"},
+    }
+    pods = {b["metadata"]["name"]: b for m, u, b in seen if u.endswith("/pods")}
+    assert pods["p"]["spec"]["schedulerName"] == "gpu-r1" and pods["p"]["metadata"]["labels"] == {
+        "kplugin.dev/replay": "r1"
+    }
+    term = pods["p"]["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert term["namespaces"] == ["kp-r1-ml"], "affinity terms name kplugin's namespaces"
+    assert pods["q"]["spec"]["nodeName"] == "n1" and pods["q"]["spec"]["runtimeClassName"].startswith(
+        "kplugin-overhead-"
+    )
+    (status,) = [b for m, u, b in seen if m == "PATCH"]
+    assert status == {"status": {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2}}
+    assert sorted(target.created_namespaces) == ["kp-r1-default", "kp-r1-ml"], "removed afterwards"
