@@ -314,11 +314,13 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
     profile = replay.Profile("plugin", target.scheduler_name("gpu"), {})
     try:
         created = replay._create_state(loaded, profile, target, replay.Silent())
+        pending = replay.queue_order(loaded, [p for p in loaded.pods if not p.node_name])
+        replay._create_pending(loaded, profile, target, replay.Silent(), pending)
     finally:
         server.shutdown()
         server.server_close()
         client.close()
-    assert created.objects == len(seen) == 9
+    assert created.objects == len(seen) - 1 == 8, "the pending pod comes later, to a running scheduler"
     order = [(method, url.split("?")[0]) for method, url, _ in seen]
     first = order[:4]  # namespaces, the class, the overhead's RuntimeClass: in any order among them
     assert sorted(first) == sorted(
@@ -333,11 +335,11 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
         ("POST", "/apis/policy/v1/namespaces/kp-r1-ml/poddisruptionbudgets"),
         ("POST", "/api/v1/nodes"),
     ]
-    assert sorted(order[6:8]) == [
-        ("POST", "/api/v1/namespaces/kp-r1-default/pods"),
-        ("POST", "/api/v1/namespaces/kp-r1-ml/pods"),
+    assert order[6:] == [
+        ("POST", "/api/v1/namespaces/kp-r1-default/pods"),  # q, bound
+        ("PATCH", "/apis/policy/v1/namespaces/kp-r1-ml/poddisruptionbudgets/b/status"),
+        ("POST", "/api/v1/namespaces/kp-r1-ml/pods"),  # p, pending
     ]
-    assert order[8] == ("PATCH", "/apis/policy/v1/namespaces/kp-r1-ml/poddisruptionbudgets/b/status")
     namespaces = {b["metadata"]["name"]: b["metadata"]["labels"] for m, u, b in seen if u == "/api/v1/namespaces"}
     assert namespaces == {
         "kp-r1-ml": {"team": "ml", "kplugin.dev/replay": "r1"},
@@ -355,3 +357,22 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
     (status,) = [b for m, u, b in seen if m == "PATCH"]
     assert status == {"status": {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2}}
     assert sorted(target.created_namespaces) == ["kp-r1-default", "kp-r1-ml"], "removed afterwards"
+
+
+def test_pending_pods_arrive_in_queue_order() -> None:
+    from kplugin.e2e.scenario import PriorityClass
+
+    scenario = Scenario(
+        nodes=(Node("n"),),
+        pods=(
+            Pod("b"),
+            Pod("a", namespace="z"),
+            Pod("a"),
+            Pod("vip", priority_class="high"),
+            Pod("dns", namespace="kube-system", priority_class="system-node-critical"),
+            Pod("low", priority_class="low"),
+        ),
+        priority_classes=(PriorityClass("high", 1000), PriorityClass("low", -5), PriorityClass("std", 10, True)),
+    )
+    order = [p.key for p in replay.queue_order(scenario, scenario.pods)]
+    assert order == ["kube-system/dns", "vip", "a", "b", "z/a", "low"], "the global default's 10 for the others"

@@ -346,7 +346,7 @@ BAD_INPUTS = {
     ),
     "expect-deleted-pod-node": (
         "nodes: [{name: a}]\npods: [{name: p}]\nexpect: {p: [a, b]}\n",
-        "expect.p[1]: 'b' is neither a node of this scenario nor 'pending' or 'preempted'",
+        "expect.p[1]: 'b' is neither a node of this scenario nor 'pending', 'preempted' or 'deleted'",
     ),
 }
 
@@ -463,3 +463,12 @@ def test_any_json_document(tmp_path: Path, document: dict[str, object], cut: int
             scenario.load_scenario(path)
         except UsageError as err:
             assert str(err).count("\n") == 0
+
+
+def test_the_readmes_scenario_is_one(tmp_path: Path) -> None:
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("namespaces: [{name: ml, labels: {team: ml}}]")
+    loaded = load(tmp_path, readme[start : readme.index("```", start)])
+    assert len(loaded.steps) == 7 and loaded.expect["ml/train-1"] == ("deleted",)

@@ -71,15 +71,13 @@ def _key(namespace: str, name: str) -> str:
 
 
 class Local:
-    """A fresh etcd and kube-apiserver in ``work`` (see ControlPlane). The watch cache is
-    off, so the scheduler lists pods in name order: pods of equal priority enter its
-    queue in that order, and a replay comes out the same every time."""
+    """A fresh etcd and kube-apiserver in ``work`` (see ControlPlane)."""
 
     qps = LOCAL_QPS
 
     def __init__(self, work: Path, apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress) -> None:
         self.work = work
-        self.plane = ControlPlane(work, apiserver, progress, extra_args=["--watch-cache=false"])
+        self.plane = ControlPlane(work, apiserver, progress)
         self.rbac = rbac
         self.identity = "admin"
         self.token: str | None = None

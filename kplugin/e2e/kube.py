@@ -18,7 +18,8 @@ from kplugin.e2e import kinds
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server
-BUILTIN_PRIORITY_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
+BUILTIN_PRIORITY_CLASS_VALUES = {"system-cluster-critical": 2_000_000_000, "system-node-critical": 2_000_001_000}
+BUILTIN_PRIORITY_CLASSES = frozenset(BUILTIN_PRIORITY_CLASS_VALUES)
 FINISHED_PHASES = frozenset({"Succeeded", "Failed"})  # their pods use no resources
 
 # pod spec fields a scenario's pod entry carries under the same name

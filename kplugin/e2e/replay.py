@@ -4,9 +4,10 @@ through a watch until each is bound or reported unschedulable and nothing moves 
 more, the steps run in order (then the same wait), and what the scheduler's log says
 about scores, attempts, requeues and preemptions is read.
 
-Everything is created before the scheduler starts: bound pods are created bound (they
-only take room), pending pods wait with the profile's schedulerName; the scheduler then
-sees them all at once, as it would a cluster's backlog.
+The state is created before the scheduler starts: bound pods are created bound (they
+only take room). Pending pods come once the scheduler runs, one at a time in the order
+its queue takes them (priority, then namespace and name), each with the profile's
+schedulerName: whether it keeps up or a backlog builds, it takes them in that order.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -22,11 +24,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e import bulk, kinds, logs
+from kplugin.e2e import bulk, kinds, kube, logs
 from kplugin.e2e.apiclient import Client
 from kplugin.e2e.cluster import Target
 from kplugin.e2e.logs import NodeScore, Requeue
-from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step
+from kplugin.e2e.scenario import DELETED, PAUSE_IMAGE, PENDING, PREEMPTED, Node, Pod, Scenario, Step
 
 # full detail (every plugin's score for every node) while the log stays small
 SCORE_PAIRS = 250_000  # pods x nodes
@@ -350,16 +352,13 @@ def _create_state(scenario: Scenario, profile: Profile, target: Target, feedback
     phase("objects", later, len(later), exist_ok)
     phase("nodes", (bulk.Request("POST", "/api/v1/nodes", node_manifest(n, target), f"node {n.name}")
                     for n in scenario.nodes), len(scenario.nodes), frozenset())  # fmt: skip
-    pods = (
-        bulk.Request(
-            "POST",
-            f"/api/v1/namespaces/{target.namespace(p.namespace)}/pods",
-            pod_manifest(p, profile, target),
-            f"pod {p.key}",
-        )
-        for p in scenario.pods
-    )
-    phase("pods", pods, len(scenario.pods), frozenset())
+
+    def pod_request(pod: Pod) -> bulk.Request:
+        path = f"/api/v1/namespaces/{target.namespace(pod.namespace)}/pods"
+        return bulk.Request("POST", path, pod_manifest(pod, profile, target), f"pod {pod.key}")
+
+    bound = [p for p in scenario.pods if p.node_name]
+    phase("bound pods", (pod_request(p) for p in bound), len(bound), frozenset())
     statuses = [
         bulk.Request(
             "PATCH",
@@ -373,6 +372,72 @@ def _create_state(scenario: Scenario, profile: Profile, target: Target, feedback
     ]
     phase("statuses", statuses, len(statuses), frozenset())
     return created
+
+
+def queue_order(scenario: Scenario, pods: Iterable[Pod]) -> list[Pod]:
+    """Pods in the order the scheduler's queue takes them: higher priority first (the
+    PriorityClass's value; the global default's without one), then namespace and name."""
+    values = {c.name: c.value for c in scenario.priority_classes}
+    values.update(kube.BUILTIN_PRIORITY_CLASS_VALUES)
+    default = next((c.value for c in scenario.priority_classes if c.global_default), 0)
+
+    def key(pod: Pod) -> tuple[int, str, str]:
+        value = values.get(pod.priority_class, default) if pod.priority_class else default
+        return (-value, pod.namespace, pod.name)
+
+    return sorted(pods, key=key)
+
+
+def _create_pending(
+    scenario: Scenario, profile: Profile, target: Target, feedback: Feedback, pods: list[Pod]
+) -> bulk.Result:
+    """Pending pods one at a time in queue order, to a scheduler that is running: each
+    arrives as an event of its own, in that order, whether the scheduler keeps up or a
+    backlog builds (a scheduler's first list of pods comes in no fixed order), so a
+    replay comes out the same every time."""
+    requests = (
+        bulk.Request(
+            "POST",
+            f"/api/v1/namespaces/{target.namespace(p.namespace)}/pods",
+            pod_manifest(p, profile, target),
+            f"pod {p.key}",
+        )
+        for p in pods
+    )
+    what = f"{profile.label}: pending pods"
+    return bulk.run(target.client, requests, total=len(pods), what=what, progress=feedback.count, workers=1)
+
+
+PROBE_WAIT = 30.0
+
+
+def _probe(target: Target, profile: Profile, watch: PodWatch, namespace: str) -> None:
+    """Wait until the scheduler has started and synced its caches: a pod nothing can
+    take gets its verdict (or half a minute passes: a PreEnqueue plugin may hold it)."""
+    name = f"kplugin-probe-{secrets.token_hex(3)}"
+    real = target.namespace(namespace)
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": real, "labels": target.labels()},
+        "spec": {
+            "schedulerName": profile.scheduler_name,
+            "terminationGracePeriodSeconds": 0,
+            "nodeSelector": {"kplugin.dev/probe": "never"},
+            "containers": [{"name": "probe", "image": PAUSE_IMAGE}],
+        },
+    }
+    target.client.create(f"/api/v1/namespaces/{real}/pods", body)
+    key = target.scenario_key(real, name)
+    deadline = time.monotonic() + PROBE_WAIT
+    while time.monotonic() < deadline:
+        target.check()
+        watch.check()
+        state = watch.snapshot().get(key or "")
+        if state is not None and state.refused:
+            break
+        time.sleep(0.1)
+    target.client.delete(f"/api/v1/namespaces/{real}/pods/{name}")
 
 
 # --- steps ---------------------------------------------------------------------------------
@@ -527,9 +592,13 @@ def replay(
     deleted: set[str] = set()
     try:
         feedback.step(f"{profile.label}: scheduling with profile {profile.scheduler_name}")
-        started = time.monotonic()
         process = target.start_scheduler(binary, profile.document, verbosity, vmodule)
         refusals = Refusals(process.log)
+        pending = queue_order(scenario, [p for p in scenario.pods if not p.node_name])
+        if pending:
+            _probe(target, profile, watch, pending[0].namespace)
+        started = time.monotonic()
+        created = created.plus(_create_pending(scenario, profile, target, feedback, pending))
         watch.last_change = time.monotonic()
         # expectations are about the end: the last wait weighs them
         expect = scenario.expect if profile.label == "plugin" else {}

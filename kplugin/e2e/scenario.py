@@ -25,7 +25,7 @@ A scenario is YAML (or JSON, which is also how ``kplugin snapshot`` writes one):
     steps:                                               # after the first placements, in order
     - labelNode: {node: gpu-1, labels: {zone: b}}
     - wait: 2
-    expect:                # optional: pod -> node, a list of nodes (any of them), "pending" or "preempted"
+    expect:                # optional: pod -> node, a list of nodes (any of them), pending, preempted, deleted
       train-1: gpu-1
 
 ``kubectl get nodes,pods,priorityclasses -A -o yaml`` (a List, YAML or JSON) is a
@@ -728,13 +728,14 @@ class _Reader:
                     raise self.fail(
                         shown_at, f"{schema.shown(node)} must be a node name, a list of them, or {PENDING!r}"
                     )
-                if node in (PENDING, PREEMPTED):
+                if node in (PENDING, PREEMPTED, DELETED):
                     if len(choices) > 1:
                         raise self.fail(shown_at, f"{node!r} cannot be one of several choices")
                 elif node not in known_nodes:
                     raise self.fail(
                         shown_at,
-                        f"{schema.shown(node)} is neither a node of this scenario nor {PENDING!r} or {PREEMPTED!r}",
+                        f"{schema.shown(node)} is neither a node of this scenario nor {PENDING!r}, {PREEMPTED!r} "
+                        f"or {DELETED!r}",
                     )
             expect[pod_key] = tuple(choices)
         return Scenario(
