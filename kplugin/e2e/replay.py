@@ -408,12 +408,12 @@ def _create_pending(
     return bulk.run(target.client, requests, total=len(pods), what=what, progress=feedback.count, workers=1)
 
 
-PROBE_WAIT = 30.0
+PROBE_WAIT = 120.0  # a big cluster takes a while to list; a PreEnqueue plugin may hold the probe
 
 
 def _probe(target: Target, profile: Profile, watch: PodWatch, namespace: str) -> None:
     """Wait until the scheduler has started and synced its caches: a pod nothing can
-    take gets its verdict (or half a minute passes: a PreEnqueue plugin may hold it)."""
+    take gets its verdict (or PROBE_WAIT seconds pass)."""
     name = f"kplugin-probe-{secrets.token_hex(3)}"
     real = target.namespace(namespace)
     body = {
