@@ -308,6 +308,10 @@ BAD_INPUTS = {
         "nodes: [{name: a}]\npods: [{name: p, nodeName: b}]\n",
         "pods[0] (p).nodeName: 'b' is not a node of this scenario",
     ),
+    "bound-and-gated": (
+        "nodes: [{name: a}]\npods: [{name: p, nodeName: a, schedulingGates: [{name: x}]}]\n",
+        "pods[0] (p).schedulingGates: a bound pod (nodeName) cannot have scheduling gates",
+    ),
     "unknown-priority-class": (
         "nodes: [{name: a}]\npods: [{name: p, priorityClassName: gold}]\n",
         "pods[0] (p).priorityClassName: 'gold' is not a PriorityClass of this scenario",

@@ -2,12 +2,17 @@
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kplugin.cli import app
+
+if TYPE_CHECKING:  # the command's modules load only when it runs
+    from kplugin.e2e.kubeconfig import Kubeconfig
+    from kplugin.e2e.run import Outcome, TargetFactory
 
 EPILOG = """Examples:
 
@@ -197,19 +202,20 @@ def e2e(
     core.check(outcome)
 
 
-def _existing_targets(cluster_config: Any, progress: Any) -> Any:
+def _existing_targets(cluster_config: "Kubeconfig", progress: Callable[[str], None]) -> "TargetFactory":
+    """A run's own Existing target (labels, namespaces) for each replay, on one cluster."""
     from kplugin.e2e import apiclient, cluster
     from kplugin.e2e import kubeconfig as kubeconfigs
 
     endpoint = kubeconfigs.endpoint(cluster_config)
 
-    def make(work: Path, _label: str) -> Any:
+    def make(work: Path, _label: str) -> cluster.Existing:
         return cluster.Existing(cluster_config, apiclient.Client(endpoint), work, progress)
 
     return make
 
 
-def _table(outcome: Any, out: Any) -> None:
+def _table(outcome: "Outcome", out: Callable[[str], None]) -> None:
     """Each pod the scheduler placed (or not): where, why, every plugin's score per node."""
     from kplugin.e2e.compare import scores_line
 

@@ -17,7 +17,7 @@ import socket
 import ssl
 import threading
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,12 +229,20 @@ class Client:
             if not token:
                 return
 
-    def watch(self, path: str, resource_version: str, timeout_seconds: int = 300) -> Iterator[dict[str, Any]]:
-        """Watch events from ``resource_version`` on a connection of its own, until the
-        server ends the watch (at most ``timeout_seconds``)."""
+    def watch(
+        self,
+        path: str,
+        resource_version: str,
+        timeout_seconds: int = 300,
+        opened: Callable[[http.client.HTTPConnection], None] = lambda _: None,
+    ) -> Iterator[dict[str, Any]]:
+        """Watch events from ``resource_version`` on a connection of its own (handed to
+        ``opened``, so another thread can close it), until the server ends the watch (at
+        most ``timeout_seconds``) or the connection is closed."""
         sep = "&" if "?" in path else "?"
         query = f"watch=1&allowWatchBookmarks=true&resourceVersion={resource_version}&timeoutSeconds={timeout_seconds}"
         conn = self.endpoint.connect(timeout_seconds + 30)
+        opened(conn)
         try:
             try:
                 conn.request("GET", self.endpoint.base_path + f"{path}{sep}{query}", headers=self._headers)

@@ -199,26 +199,13 @@ class PodWatch:
                 return
 
     def _events(self, version: str) -> Iterator[dict[str, Any]]:
-        sep = "&" if "?" in self.path else "?"
-        query = f"watch=1&allowWatchBookmarks=true&resourceVersion={version}&timeoutSeconds=600"
-        conn = self.client.endpoint.connect(660)
-        self._conn = conn
-        try:
-            headers = {"Accept": "application/json"}
-            if self.client.endpoint.token:
-                headers["Authorization"] = f"Bearer {self.client.endpoint.token}"
-            conn.request("GET", self.client.endpoint.base_path + f"{self.path}{sep}{query}", headers=headers)
-            response = conn.getresponse()
-            if response.status >= 400:
-                raise self.client.error("GET", self.path, response.status, response.read())
-            while not self.stopped:
-                line = response.readline()
-                if not line:
-                    return
-                if line.strip():
-                    yield json.loads(line)
-        finally:
-            conn.close()
+        def opened(conn: http.client.HTTPConnection) -> None:
+            self._conn = conn
+
+        for event in self.client.watch(self.path, version, 600, opened):
+            if self.stopped:
+                return
+            yield event
 
     def _update(self, kind: str, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}

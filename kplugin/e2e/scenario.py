@@ -750,6 +750,8 @@ class _Reader:
         )
 
     def references(self, pod: Pod, where: str, classes: set[str], runtime_classes: set[str]) -> None:
+        if pod.node_name is not None and pod.spec.get("schedulingGates"):
+            raise self.fail(f"{where}.schedulingGates", "a bound pod (nodeName) cannot have scheduling gates")
         if pod.priority_class is not None and pod.priority_class not in classes:
             raise self.fail(
                 f"{where}.priorityClassName",
