@@ -47,7 +47,7 @@ def test_scenario_read_with_defaults(tmp_path: Path) -> None:
     big, cpu = scenario.nodes
     assert big.capacity == {"cpu": "16", "example.com/gpu": "4", "memory": "32Gi", "pods": "110"}
     assert cpu.capacity == e2e.DEFAULT_CAPACITY and cpu.labels == {}
-    assert scenario.expect == {"train-1": "gpu-big", "web-1": "pending"}
+    assert scenario.expect == {"train-1": ("gpu-big",), "web-1": ("pending",)}
     train = scenario.pods[0].manifest("gpu")
     assert train["spec"]["schedulerName"] == "gpu"
     # an extended resource cannot be overcommitted: the API server wants limits = requests
@@ -141,7 +141,10 @@ I1203 12:08:39.00 1 schedule_one.go:784] "Calculated node's final score for pod"
 
 def test_scores_from_the_last_attempt_of_each_pod() -> None:
     scores = e2e.scores_from_log(LOG)
-    assert scores == {"p": (e2e.NodeScore("a", 75, {"Fit": 5, "Gpu": 70}),)}
+    assert scores == {
+        "p": (e2e.NodeScore("a", 75, {"Fit": 5, "Gpu": 70}),),
+        "other/p": (e2e.NodeScore("a", 1, {"Gpu": 1}),),  # another namespace: NAMESPACE/NAME
+    }
 
 
 def test_scores_best_first() -> None:

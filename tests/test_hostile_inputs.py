@@ -1,6 +1,6 @@
 """Issue 10, class 4: input files.
 
---args, --merge, --config and --scenario are read only from regular files, size-capped
+--args, --merge, --config, --scenario and --kubeconfig are read only from regular files, size-capped
 before reading, decoded as strict UTF-8 and parsed without anchors, aliases or deep
 nesting: a FIFO or /dev/zero never hangs kplugin, a YAML bomb or '[' * 100000 never
 explodes it, a 50 MB file is refused at once, and a non-UTF-8 file is exit 2 naming the
@@ -108,9 +108,12 @@ TARGETS: dict[str, Callable[[World, Path], tuple[str, ...]]] = {
     "merge": lambda w, f: ("render-config", str(w.project), "--merge", str(f)),
     "config": lambda w, f: ("doctor", str(w.project), "--json", "--config", str(f)),
     "scenario": lambda w, f: ("e2e", str(w.project), "--scenario", str(f)),
+    "kubeconfig": lambda w, f: ("snapshot", "--kubeconfig", str(f)),
+    "e2e-kubeconfig": lambda w, f: ("e2e", str(w.project), "--kubeconfig", str(f)),
 }
 LIMITS = {"args": safefs.SMALL_FILE, "merge": safefs.SMALL_FILE, "config": safefs.SMALL_FILE,
-          "scenario": safefs.LARGE_FILE}  # fmt: skip
+          "scenario": safefs.LARGE_FILE, "kubeconfig": safefs.SMALL_FILE,
+          "e2e-kubeconfig": safefs.SMALL_FILE}  # fmt: skip
 
 
 @pytest.fixture

@@ -218,7 +218,9 @@ def test_doctor_finds_wrong_types(run: hostile.KplugIn, world: World, case: str)
 
 GOOD_NODES = "nodes:\n- name: a\npods:\n- name: b\n"
 SCENARIO_CASES = {
-    "expect-list-value": (GOOD_NODES + "expect:\n  b: [a]\n", "expect.b: ['a'] must be a node name"),
+    "expect-list-value": (GOOD_NODES + "expect:\n  b: [[a]]\n", "expect.b[0]: ['a'] must be a node name"),
+    "expect-list-unknown": (GOOD_NODES + "expect:\n  b: [a, z]\n", "expect.b[1]: 'z' is neither a node"),
+    "expect-list-pending": (GOOD_NODES + "expect:\n  b: [a, pending]\n", "'pending' cannot be one of several"),
     "expect-mapping-value": (GOOD_NODES + "expect:\n  b: {a: 1}\n", "expect.b: {'a': 1} must be a node name"),
     "expect-int-value": (GOOD_NODES + "expect:\n  b: 5\n", "expect.b: 5 must be a node name"),
     "expect-null-value": (GOOD_NODES + "expect:\n  b:\n", "expect.b: None must be a node name"),

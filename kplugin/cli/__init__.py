@@ -58,6 +58,7 @@ COMMANDS = {
     "add": "kplugin.cli.add",
     "upgrade": "kplugin.cli.upgrade",
     "e2e": "kplugin.cli.e2e",
+    "snapshot": "kplugin.cli.snapshot",
 }
 # The first line of each command's docstring, for the top-level help: listing the
 # commands then needs none of their modules (a test keeps these equal to the docstrings).
@@ -70,6 +71,7 @@ SUMMARIES = {
     "add": "Add to an existing project: a plugin, or an extension point of a plugin.",
     "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
     "e2e": "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",
+    "snapshot": "Export a real cluster's scheduling state (nodes, pods, classes, volumes, DRA) as an e2e scenario.",
 }
 
 __all__ = ["COMMANDS", "SUMMARIES", "app", "main"]

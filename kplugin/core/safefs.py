@@ -19,6 +19,7 @@ input from strangers. The rules:
 from __future__ import annotations
 
 import errno
+import io
 import os
 import shutil
 import stat
@@ -51,10 +52,8 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_bytes(path: Path, what: str, limit: int = SMALL_FILE, *, shown: object = None) -> bytes:
-    """The bytes of the regular file ``path``; ``what`` names it in errors (e.g.
-    ``--args``), ``shown`` is the name to print (default: the path)."""
-    name = path if shown is None else shown
+def _open_regular(path: Path, what: str, limit: int, name: object) -> int:
+    """A read-only descriptor of the regular file ``path`` of at most ``limit`` bytes."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -75,6 +74,18 @@ def read_bytes(path: Path, what: str, limit: int = SMALL_FILE, *, shown: object 
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UsageError(f"{what} {name} is not a regular file; give a file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bytes(path: Path, what: str, limit: int = SMALL_FILE, *, shown: object = None) -> bytes:
+    """The bytes of the regular file ``path``; ``what`` names it in errors (e.g.
+    ``--args``), ``shown`` is the name to print (default: the path)."""
+    name = path if shown is None else shown
+    fd = _open_regular(path, what, limit, name)
+    try:
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
@@ -89,6 +100,35 @@ def read_bytes(path: Path, what: str, limit: int = SMALL_FILE, *, shown: object 
     if size > limit:
         raise UsageError(f"{what} {name} is larger than {limit} bytes, the most kplugin reads here")
     return b"".join(chunks)
+
+
+@contextmanager
+def open_input(path: Path, what: str, limit: int) -> Iterator[Capped]:
+    """The regular file ``path`` opened for reading as a stream (checked as read_bytes
+    checks it), for inputs too big to hold; reading stops at ``limit`` bytes."""
+    fd = _open_regular(path, what, limit, path)
+    with os.fdopen(fd, "rb") as raw:
+        yield Capped(raw, limit, f"{what} {path} is larger than {limit} bytes, the most kplugin reads here")
+
+
+class Capped:
+    """A binary reader that refuses to go past ``limit`` bytes (a file that grew after
+    the stat)."""
+
+    def __init__(self, raw: io.BufferedReader, limit: int, message: str) -> None:
+        self._inner = raw
+        self._left = limit
+        self._message = message
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self._inner.read(size if size >= 0 else self._left + 1)
+        self._left -= len(data)
+        if self._left < 0:
+            raise UsageError(self._message)
+        return data
+
+    def size(self) -> int:
+        return os.fstat(self._inner.fileno()).st_size
 
 
 def decode(data: bytes, what: str, name: object) -> str:
@@ -222,6 +262,31 @@ def write_atomic(path: Path, content: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
+        mode = lstat_mode(path)
+        os.chmod(tmp, (mode & 0o7777) if mode is not None else 0o666 & ~current_umask())
+        os.replace(tmp, path)
+    except OSError as err:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise OperationError(f"writing {path}: {err.strerror or err}") from err
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextmanager
+def atomic_writer(path: Path) -> Iterator[io.BufferedWriter]:
+    """Write the regular file ``path`` (resolved by ``output_target``) as a stream: into
+    a temporary file beside it, which replaces it when the block ends, and is removed
+    when the block fails (Ctrl-C too). For outputs too big to build in memory."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as err:
+        raise OperationError(f"writing {path}: {err.strerror or err}") from err
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
         mode = lstat_mode(path)
         os.chmod(tmp, (mode & 0o7777) if mode is not None else 0o666 & ~current_umask())
         os.replace(tmp, path)

@@ -1,13 +1,16 @@
-"""``kplugin e2e``: the project's scheduler against a real local control plane and a
-scenario of nodes and pods (scenario), what its log says (logs), and the run (run)."""
+"""``kplugin e2e``: the project's scheduler against a real local control plane (or a
+cluster of the user's) and a scenario (scenario: the format; kube: Kubernetes objects as
+scenario entries), replayed once per profile (replay, through bulk creation) and
+compared (compare); what the scheduler's log says (logs); snapshots of real clusters
+(snapshot); the run (run)."""
 
-from kplugin.e2e.logs import NodeScore, denied_requests, scores_from_log
+from kplugin.e2e.logs import NodeScore, denied_requests, read_log, scores_from_log
+from kplugin.e2e.replay import Placement
 from kplugin.e2e.run import (
     RBAC_FILE,
     Inputs,
     Options,
     Outcome,
-    Placement,
     as_json,
     check,
     check_config,
@@ -20,6 +23,7 @@ from kplugin.e2e.scenario import (
     DEFAULT_SCENARIO,
     NAMESPACE,
     PENDING,
+    PREEMPTED,
     Node,
     Pod,
     Scenario,
@@ -31,6 +35,7 @@ __all__ = [
     "DEFAULT_SCENARIO",
     "NAMESPACE",
     "PENDING",
+    "PREEMPTED",
     "RBAC_FILE",
     "Inputs",
     "Node",
@@ -47,6 +52,7 @@ __all__ = [
     "load_scenario",
     "prepare",
     "rbac_documents",
+    "read_log",
     "run",
     "scores_from_log",
 ]

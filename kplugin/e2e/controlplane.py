@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from kplugin.core import cache, proc, yamlio
 from kplugin.core.errors import OperationError
+from kplugin.e2e.apiclient import Client, Endpoint
 from kplugin.model.project import Project
 
 Progress = Callable[[str], None]
@@ -173,14 +174,19 @@ class Process:
         self._out.close()
 
 
+def scheduler_command(binary: Path, config: Path, verbosity: int, vmodule: str) -> list[str]:
+    return [str(binary), f"--config={config}", "--secure-port=0", f"-v={verbosity}", f"--vmodule={vmodule}"]
+
+
 class ControlPlane:
     """etcd and kube-apiserver in ``work``; ``scheduler`` adds a kube-scheduler. A context
     manager: leaving it stops every process."""
 
-    def __init__(self, work: Path, apiserver: Path, progress: Progress) -> None:
+    def __init__(self, work: Path, apiserver: Path, progress: Progress, extra_args: Sequence[str] = ()) -> None:
         self.work = work
         self.apiserver = apiserver
         self.progress = progress
+        self.extra_args = tuple(extra_args)
         self.processes: list[Process] = []
         self.token = secrets.token_hex(16)
         self.port = 0
@@ -244,6 +250,7 @@ class ControlPlane:
                 "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                 "--endpoint-reconciler-type=none",
                 "--enable-priority-and-fairness=false",
+                *self.extra_args,
             ],
         )
         self.api = Api(f"https://127.0.0.1:{self.port}", self.token, certs / "apiserver.crt")
@@ -311,10 +318,14 @@ class ControlPlane:
         path.chmod(0o600)
         return path
 
-    def scheduler(self, binary: Path, config: Path, verbosity: int) -> Process:
+    def client(self, timeout: float = 30.0) -> Client:
+        """A client of this API server with the admin token (system:masters)."""
+        assert self.api is not None
+        return Client(Endpoint(self.api.url, token=self.token, ca_file=str(self.api.cafile)), timeout)
+
+    def scheduler(self, binary: Path, config: Path, verbosity: int, vmodule: str = "schedule_one=10") -> Process:
         # schedule_one.go logs each plugin's score per node at V(10) (1.28 to 1.37 alike)
-        cmd = [str(binary), f"--config={config}", "--secure-port=0", f"-v={verbosity}", "--vmodule=schedule_one=10"]
-        return self._spawn("kube-scheduler", cmd)
+        return self._spawn("kube-scheduler", scheduler_command(binary, config, verbosity, vmodule))
 
     def check(self) -> None:
         for process in self.processes:

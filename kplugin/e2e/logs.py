@@ -1,12 +1,31 @@
-"""What kplugin e2e reads from the real scheduler's log: each node's score per plugin,
-and what the API server refused it."""
+"""What kplugin e2e reads from the real scheduler's log, in one pass over its lines:
+each node's score per plugin, how often each pod was attempted and what requeued it,
+which pods preemption removed and for whom, and what the API server refused it.
+
+The lines, read from the sources of every supported minor (klog's structured format):
+
+- ``schedule_one.go`` V(10): "Plugin scored node for pod" and "Calculated node's final
+  score for pod" (1.28 to 1.37 alike); V(3): "Attempting to schedule pod".
+- the scheduling queue, "Pod moved to an internal scheduling queue" with the cluster
+  event that moved the pod (``event=``) and the queue it went to: V(4) in
+  ``scheduling_queue.go`` 1.28-1.34 (with the queueing ``hint``), V(5) in
+  ``active_queue.go``/``backoff_queue.go`` 1.35-1.36; 1.37 says "Entity moved to an
+  internal scheduling queue" (``entity=``) at V(5) in the same two files.
+- preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from kplugin.e2e.scenario import NAMESPACE
+
+# the -v and --vmodule that make the scheduler log all of the above
+SCORE_VMODULE = "schedule_one=10"
+ATTEMPT_VMODULE = "schedule_one=3"
+QUEUE_VMODULE = "scheduling_queue=5,active_queue=5,backoff_queue=5"
 
 
 @dataclass(frozen=True)
@@ -18,13 +37,48 @@ class NodeScore:
     plugins: dict[str, int]
 
 
-# kube-scheduler's schedule_one.go logs these at V(10), unchanged from 1.28 to 1.37
+@dataclass(frozen=True)
+class Requeue:
+    """A cluster event that moved a pod back to the active or backoff queue."""
+
+    event: str
+    queue: str
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Preemption:
+    preemptor: str
+    node: str
+
+
+@dataclass
+class LogFacts:
+    scores: dict[str, tuple[NodeScore, ...]] = field(default_factory=dict)
+    attempts: dict[str, int] = field(default_factory=dict)
+    requeues: dict[str, list[Requeue]] = field(default_factory=dict)
+    preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
+    denied: list[str] = field(default_factory=list)
+
+
 _SCORE_LINE = re.compile(
     r'"(?P<what>Plugin scored node for pod|Calculated node\'s final score for pod)" '
     r'pod="(?P<pod>[^"]+)"(?: plugin="(?P<plugin>[^"]+)")? node="(?P<node>[^"]+)" score=(?P<score>-?[0-9]+)'
 )
-
-
+_ATTEMPT = re.compile(r'"Attempting to schedule pod" pod="(?P<pod>[^"]+)"')
+_MOVED = re.compile(
+    r'"(?:Pod|Entity) moved to an internal scheduling queue" (?:[^"]*"[^"]*" )*?'
+    r'(?:pod|entity)="(?P<pod>[^"]+)" event="?(?P<event>[^" ]+)"? queue="?(?P<queue>[^" ]+)"?'
+    r'(?: hint="?(?P<hint>[^" ]+)"?)?'
+)
+# a pod's own arrival, its failed attempt and the end of its backoff are not requeues by an event
+_NOT_REQUEUES = frozenset(
+    {"PodAdd", "UnscheduledPodAdd", "ScheduleAttemptFailure", "BackoffComplete", "PodUpdate", "UnscheduledPodUpdate"}
+)
+_PREEMPTED = re.compile(
+    r'"Preemptor Pod preempted victim Pod" preemptor="(?P<preemptor>[^"]+)" victim="(?P<victim>[^"]+)" '
+    r'node="(?P<node>[^"]+)"'
+)
 # what the API server says when RBAC denies a request, as client-go logs it
 _FORBIDDEN = re.compile(
     r'User \\?"(?P<user>[^"\\]+)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<resource>[^"\\]+)\\?"'
@@ -32,34 +86,68 @@ _FORBIDDEN = re.compile(
 )
 
 
-def scores_from_log(text: str, namespace: str = NAMESPACE) -> dict[str, tuple[NodeScore, ...]]:
-    """Per pod, each node's scores in the pod's last scheduling attempt, best first."""
+def pod_key(reference: str) -> str:
+    """NAMESPACE/NAME as the scenario names the pod: NAME in the default namespace."""
+    namespace, _, name = reference.partition("/")
+    return name if namespace == NAMESPACE else reference
+
+
+def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -> LogFacts:
+    """Everything above, by pod; ``key`` maps the log's NAMESPACE/NAME to the pod's key
+    in the report (None: not a pod of the run)."""
+    facts = LogFacts()
     plugins: dict[str, dict[str, dict[str, int]]] = {}
     totals: dict[str, dict[str, int]] = {}
-    for match in _SCORE_LINE.finditer(text):
-        ns, _, pod = match["pod"].partition("/")
-        if ns != namespace:
-            continue
-        score = int(match["score"])
-        if match["plugin"] is not None:
-            if pod in totals:  # a new attempt: forget the previous one
-                del totals[pod]
-                plugins.pop(pod, None)
-            plugins.setdefault(pod, {}).setdefault(match["node"], {})[match["plugin"]] = score
-        else:
-            totals.setdefault(pod, {})[match["node"]] = score
-    result = {}
+    denied: set[str] = set()
+    for line in lines:
+        if "score for pod" in line or "scored node for pod" in line:
+            match = _SCORE_LINE.search(line)
+            if match is None:
+                continue
+            pod = key(match["pod"])
+            if pod is None:
+                continue
+            score = int(match["score"])
+            if match["plugin"] is not None:
+                if pod in totals:  # a new attempt: forget the previous one
+                    del totals[pod]
+                    plugins.pop(pod, None)
+                plugins.setdefault(pod, {}).setdefault(match["node"], {})[match["plugin"]] = score
+            else:
+                totals.setdefault(pod, {})[match["node"]] = score
+        elif "Attempting to schedule pod" in line:
+            match = _ATTEMPT.search(line)
+            pod = key(match["pod"]) if match else None
+            if pod is not None:
+                facts.attempts[pod] = facts.attempts.get(pod, 0) + 1
+        elif "moved to an internal scheduling queue" in line:
+            match = _MOVED.search(line)
+            pod = key(match["pod"]) if match else None
+            if match is not None and pod is not None and match["event"] not in _NOT_REQUEUES:
+                facts.requeues.setdefault(pod, []).append(Requeue(match["event"], match["queue"], match["hint"] or ""))
+        elif "Preemptor Pod preempted victim Pod" in line:
+            match = _PREEMPTED.search(line)
+            if match is not None:
+                victim, preemptor = key(match["victim"]), key(match["preemptor"])
+                if victim is not None:
+                    facts.preempted[victim] = Preemption(preemptor or match["preemptor"], match["node"])
+        elif "cannot" in line and "resource" in line:
+            for found in _FORBIDDEN.finditer(line):
+                group = found["group"] or ""
+                denied.add(f"{found['verb']} {found['resource']}" + (f".{group}" if group else ""))
     for pod, by_node in totals.items():
         by_plugin = plugins.get(pod, {})
         scored = [NodeScore(n, total, dict(sorted(by_plugin.get(n, {}).items()))) for n, total in by_node.items()]
-        result[pod] = tuple(sorted(scored, key=lambda s: (-s.total, s.node)))
-    return result
+        facts.scores[pod] = tuple(sorted(scored, key=lambda s: (-s.total, s.node)))
+    facts.denied = sorted(denied)
+    return facts
+
+
+def scores_from_log(text: str) -> dict[str, tuple[NodeScore, ...]]:
+    """Per pod, each node's scores in the pod's last scheduling attempt, best first."""
+    return read_log(text.splitlines()).scores
 
 
 def denied_requests(log: str) -> list[str]:
     """What the API server refused the scheduler, from its log: sorted "verb resource.group"."""
-    found = set()
-    for match in _FORBIDDEN.finditer(log):
-        group = match["group"] or ""
-        found.add(f"{match['verb']} {match['resource']}" + (f".{group}" if group else ""))
-    return sorted(found)
+    return read_log(log.splitlines()).denied

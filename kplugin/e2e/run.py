@@ -1,12 +1,16 @@
-"""``kplugin e2e``: the project's scheduler against a real control plane and a scenario
-of nodes and pods; where each pod landed, and why the others did not. The pods carry
-the project's schedulerName, so only the plugin's scheduler places them."""
+"""``kplugin e2e``: the project's scheduler against a real control plane and a scenario;
+where each pod landed, and why the others did not. The pods carry the project's
+schedulerName, so only the plugin's scheduler places them. Inputs are read and checked
+here (``prepare``) before anything is built or started; the replay itself is
+kplugin.e2e.replay, the comparison with the default profile kplugin.e2e.compare."""
 
 from __future__ import annotations
 
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -14,28 +18,14 @@ from typing import Any
 from kplugin.config import render
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, UsageError
-from kplugin.e2e.controlplane import ControlPlane, Progress
-from kplugin.e2e.logs import NodeScore, denied_requests, scores_from_log
-from kplugin.e2e.scenario import DEFAULT_SCENARIO, NAMESPACE, PENDING, Scenario, load_scenario
+from kplugin.e2e.cluster import Local, Target
+from kplugin.e2e.controlplane import Progress
+from kplugin.e2e.replay import Creation, Feedback, Placement, Profile, Session, Silent, replay
+from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 
-
-@dataclass(frozen=True)
-class Placement:
-    pod: str
-    node: str | None  # None: still pending
-    reason: str  # why it is pending (the scheduler's own message), or ""
-    expected: str | None = None
-    scores: tuple[NodeScore, ...] = ()  # empty where one node was feasible (no scoring)
-
-    @property
-    def where(self) -> str:
-        return self.node or PENDING
-
-    @property
-    def as_expected(self) -> bool:
-        return self.expected is None or self.expected == self.where
+DEFAULT_PROFILE = "default-scheduler"
 
 
 @dataclass
@@ -47,10 +37,18 @@ class Outcome:
     work: Path | None = None  # kept with --keep: logs, configs
     identity: str = "admin"
     denied: list[str] = field(default_factory=list)  # "verb resource.group" RBAC refused the scheduler
+    created: Creation = field(default_factory=Creation)
+    scheduled: int = 0
+    scheduling_seconds: float = 0.0
+    detail: str = ""
 
     @property
     def failed(self) -> list[Placement]:
         return [p for p in self.placements if not p.as_expected]
+
+    @property
+    def pods_per_second(self) -> float:
+        return self.scheduled / self.scheduling_seconds if self.scheduling_seconds > 0 else 0.0
 
 
 RBAC_FILE = "deploy/rbac.yaml"
@@ -70,7 +68,7 @@ def rbac_documents(project: Project) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Options:
-    timeout: float = 120.0
+    timeout: float = 120.0  # give up waiting when nothing changed for this long
     keep: bool = False
     verbosity: int = 2
 
@@ -86,16 +84,26 @@ class Inputs:
     notices: tuple[str, ...] = ()  # e.g. args not checked by the plugins' Go code
 
 
+def read_scenario(path: Path | None, minor: int) -> Scenario:
+    """The scenario (checked), its objects served by Kubernetes 1.<minor>."""
+    loaded = DEFAULT_SCENARIO if path is None else load_scenario(path)
+    check_served(loaded, minor, path)
+    return loaded
+
+
 def prepare(
     project: Project,
-    scenario: Path | None,
+    scenario: Path | Scenario | None,
     args_file: Path | None,
     admin: bool,
     progress: Progress = lambda _: None,
+    *,
+    weights: tuple[str, ...] = (),
+    disable_default: tuple[str, ...] = (),
 ) -> Inputs:
     """Read and check everything the run needs from the user: the scenario first (cheap),
     then the RBAC, then the configuration (whose args the plugins' Go code decodes)."""
-    loaded = DEFAULT_SCENARIO if scenario is None else load_scenario(scenario)
+    loaded = scenario if isinstance(scenario, Scenario) else read_scenario(scenario, project.version.minor)
     rbac = None if admin else rbac_documents(project)
     request = render.RenderRequest(
         project=project,
@@ -103,6 +111,8 @@ def prepare(
         leader_elect=False,
         percentage_of_nodes_to_score=100,
         args_file=args_file,
+        weights=weights,
+        disable_default=disable_default,
     )
     config = render.build_config(request, progress)
     return Inputs(project=project, scenario=loaded, config=config, rbac=rbac, notices=tuple(request.notices))
@@ -118,79 +128,132 @@ def check_config(inputs: Inputs, scheduler: Path) -> None:
         raise OperationError(f"kube-scheduler {inputs.project.version} rejects the e2e configuration: {message}")
 
 
-def _placement(pod: dict[str, Any]) -> tuple[str | None, str, bool]:
-    """(node, reason, decided) of a pod as the API server has it."""
-    node = pod.get("spec", {}).get("nodeName")
-    if node:
-        return node, "", True
-    for condition in pod.get("status", {}).get("conditions") or []:
-        if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
-            return None, str(condition.get("message") or condition.get("reason") or ""), True
-    return None, "", False
+def plugin_profile(inputs: Inputs, target: Target) -> Profile:
+    name = target.scheduler_name(inputs.project.scheduler_name)
+    document = replace(inputs.config, scheduler_names=(name,)).document()
+    return Profile("plugin", name, document)
 
 
-def run(inputs: Inputs, scheduler: Path, apiserver: Path, options: Options, progress: Progress) -> Outcome:
-    """Start the control plane and the project's scheduler, create the scenario and wait
-    until every pod is bound or reported unschedulable (or the timeout)."""
-    project, scenario = inputs.project, inputs.scenario
+def default_profile(inputs: Inputs, target: Target) -> Profile:
+    """The scheduler's default profile, in the same binary with the same settings."""
+    name = target.scheduler_name(DEFAULT_PROFILE)
+    config = SchedulerConfig(
+        scheduler_names=(name,),
+        plugins=(),
+        api_version=inputs.config.api_version,
+        leader_elect=False,
+        percentage_of_nodes_to_score=inputs.config.percentage_of_nodes_to_score,
+    )
+    return Profile("default", name, config.document())
+
+
+TargetFactory = Callable[[Path, str], AbstractContextManager[Target]]  # (work dir, profile label)
+
+
+def local_targets(apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress) -> TargetFactory:
+    """A fresh local control plane for each replay."""
+
+    def make(work: Path, _label: str) -> AbstractContextManager[Target]:
+        return Local(work, apiserver, rbac, progress)
+
+    return make
+
+
+def sessions(
+    inputs: Inputs,
+    scheduler: Path,
+    targets: TargetFactory,
+    options: Options,
+    feedback: Feedback,
+    labels: tuple[str, ...],
+) -> Iterator[tuple[Session, Path | None]]:
+    """Replay the scenario once per profile label ("plugin", "default"), each on a target
+    of its own; yields each session and the working directory kept (--keep)."""
+    project = inputs.project
     work = Path(tempfile.mkdtemp(prefix=f"kplugin-e2e-{project.name}-"))
-    identity = "admin"
-    started = time.monotonic()
-    placements: dict[str, tuple[str | None, str]] = {}
     try:
-        with ControlPlane(work, apiserver, progress) as plane:
-            assert plane.api is not None
-            token = None
-            if inputs.rbac is not None:
-                token, identity = plane.apply_rbac(inputs.rbac)
-            config = work / "scheduler-config.yaml"
-            document = replace(inputs.config, kubeconfig=str(plane.kubeconfig(token))).document()
-            config.write_text(yamlio.dump(document))
-            progress(f"creating {len(scenario.nodes)} node(s), starting {scheduler}")
-            for node_spec in scenario.nodes:
-                plane.api.create("/api/v1/nodes", node_spec.manifest())
-            plane.scheduler(scheduler, config, options.verbosity)
-            progress(f"creating {len(scenario.pods)} pod(s) for schedulerName {project.scheduler_name}")
-            for pod_spec in scenario.pods:
-                plane.api.create(f"/api/v1/namespaces/{NAMESPACE}/pods", pod_spec.manifest(project.scheduler_name))
-            deadline = time.monotonic() + options.timeout
-            wanted = {p.name for p in scenario.pods}
-            while True:
-                plane.check()
-                listed = plane.api.get(f"/api/v1/namespaces/{NAMESPACE}/pods")
-                decided = {}
-                for item in listed.get("items", []):
-                    name = item["metadata"]["name"]
-                    node, reason, done = _placement(item)
-                    placements[name] = (node, reason)
-                    if done:
-                        decided[name] = node
-                if wanted <= decided.keys() or time.monotonic() > deadline:
-                    break
-                time.sleep(0.25)
-        log = (work / "kube-scheduler.log").read_text(errors="replace")
+        for label in labels:
+            place = work if len(labels) == 1 else work / label
+            with targets(place, label) as target:
+                profile = plugin_profile(inputs, target) if label == "plugin" else default_profile(inputs, target)
+                yield (
+                    replay(
+                        inputs.scenario,
+                        profile,
+                        target,
+                        scheduler,
+                        timeout=options.timeout,
+                        verbosity=options.verbosity,
+                        feedback=feedback,
+                    ),
+                    work if options.keep else None,
+                )
     finally:
         if not options.keep:
             shutil.rmtree(work, ignore_errors=True)
-    scores = scores_from_log(log)
-    result = []
-    for pod in scenario.pods:
-        node, reason = placements.get(pod.name, (None, ""))
-        if node is None and not reason:
-            reason = (
-                f"no scheduling attempt reported within {options.timeout:.0f}s: held back by a PreEnqueue "
-                f"plugin, or not for schedulerName {project.scheduler_name}"
-            )
-        result.append(Placement(pod.name, node, reason, scenario.expect.get(pod.name), scores.get(pod.name, ())))
+
+
+def run(
+    inputs: Inputs,
+    scheduler: Path,
+    apiserver: Path,
+    options: Options,
+    progress: Progress,
+    feedback: Feedback | None = None,
+    targets: TargetFactory | None = None,
+) -> Outcome:
+    """Start the control plane and the project's scheduler, create the scenario, wait
+    until every pod is bound or reported unschedulable (nothing changed for
+    ``options.timeout`` seconds: give up), run the steps and wait again."""
+    started = time.monotonic()
+    chosen = targets or local_targets(apiserver, inputs.rbac, progress)
+    ((session, kept),) = list(sessions(inputs, scheduler, chosen, options, feedback or Silent(), ("plugin",)))
+    return outcome_of(inputs, session, kept, time.monotonic() - started)
+
+
+def outcome_of(inputs: Inputs, session: Session, kept: Path | None, seconds: float) -> Outcome:
     return Outcome(
-        kubernetes=str(project.version),
-        scheduler_name=project.scheduler_name,
-        placements=result,
-        seconds=round(time.monotonic() - started, 1),
-        work=work if options.keep else None,
-        identity=identity,
-        denied=denied_requests(log),
+        kubernetes=str(inputs.project.version),
+        scheduler_name=session.scheduler_name,
+        placements=session.placements,
+        seconds=round(seconds, 1),
+        work=kept,
+        identity=session.identity,
+        denied=session.denied,
+        created=session.created,
+        scheduled=session.scheduled,
+        scheduling_seconds=session.scheduling_seconds,
+        detail=session.detail,
     )
+
+
+def placement_json(p: Placement) -> dict[str, Any]:
+    return {
+        "pod": p.pod,
+        "node": p.node,
+        "where": p.where,
+        "reason": p.reason,
+        "expected": list(p.expected) if p.expected is not None else None,
+        "ok": p.as_expected,
+        "boundBefore": p.bound_before,
+        "attempts": p.attempts,
+        "requeues": [{"event": r.event, "queue": r.queue, **({"hint": r.hint} if r.hint else {})} for r in p.requeues],
+        "preemptedBy": p.preempted_by,
+        "preemptedOn": p.preempted_on,
+        "tied": p.tied,
+        "scores": [{"node": s.node, "total": s.total, "plugins": s.plugins} for s in p.scores],
+    }
+
+
+def creation_json(created: Creation) -> dict[str, Any]:
+    return {
+        "objects": created.objects,
+        "seconds": round(created.seconds, 3),
+        "perSecond": round(created.per_second, 1),
+        "retries": created.retries,
+        "throttled": created.throttled,
+        "workers": created.workers,
+    }
 
 
 def as_json(outcome: Outcome) -> dict[str, Any]:
@@ -202,32 +265,39 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
         "work": str(outcome.work) if outcome.work else None,
         "identity": outcome.identity,
         "denied": outcome.denied,
-        "pods": [
-            {
-                "pod": p.pod,
-                "node": p.node,
-                "reason": p.reason,
-                "expected": p.expected,
-                "ok": p.as_expected,
-                "scores": [{"node": s.node, "total": s.total, "plugins": s.plugins} for s in p.scores],
-            }
-            for p in outcome.placements
-        ],
+        "created": creation_json(outcome.created),
+        "scheduling": {
+            "pods": outcome.scheduled,
+            "seconds": outcome.scheduling_seconds,
+            "perSecond": round(outcome.pods_per_second, 1),
+        },
+        "logDetail": outcome.detail,
+        "pods": [placement_json(p) for p in outcome.placements],
     }
 
 
 def check(outcome: Outcome) -> None:
     """An error if RBAC refused the scheduler anything, or a pod is not where the
     scenario expects it."""
-    if outcome.denied:
+    check_rbac(outcome.denied, outcome.identity)
+    check_expectations(outcome.placements)
+
+
+def check_rbac(denied: list[str], identity: str) -> None:
+    if denied:
         raise OperationError(
-            f"{RBAC_FILE} does not let the scheduler ({outcome.identity}) "
-            f"{', '.join(outcome.denied)}: add the rules (kplugin upgrade regenerates the file), "
+            f"{RBAC_FILE} does not let the scheduler ({identity}) "
+            f"{', '.join(denied)}: add the rules (kplugin upgrade regenerates the file), "
             "or run with --admin"
         )
-    if outcome.failed:
-        first = outcome.failed[0]
+
+
+def check_expectations(placements: list[Placement]) -> None:
+    failed = [p for p in placements if not p.as_expected]
+    if failed:
+        first = failed[0]
+        wanted = " or ".join(first.expected or ())
         raise OperationError(
-            f"{len(outcome.failed)} pod(s) not where the scenario expects: {first.pod} is "
-            f"{first.where}, expected {first.expected}" + (f" ({first.reason})" if first.reason else "")
+            f"{len(failed)} pod(s) not where the scenario expects: {first.pod} is "
+            f"{first.where}, expected {wanted}" + (f" ({first.reason})" if first.reason else "")
         )

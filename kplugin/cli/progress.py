@@ -1,0 +1,84 @@
+"""Progress of long commands (e2e replays, snapshots, bulk creation): the current step
+and counted batches. On a terminal one Rich display (a spinner for the step, a bar with
+the rate for each batch); elsewhere plain lines on stderr, a batch every ten seconds and
+when it ends, so CI logs stay short."""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+from typing import Any
+
+from kplugin.cli import console
+
+_PLAIN_EVERY = 10.0
+
+
+class Reporter:
+    """``step(text)`` names what is going on; ``count(what, done, total)`` moves a bar."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self._live: Any = None
+        self._step: Any = None
+        self._tasks: dict[str, Any] = {}
+        self._started: dict[str, float] = {}
+        self._last_line: dict[str, float] = {}
+        self._last_step = ""
+
+    def __enter__(self) -> Reporter:
+        if console._is_tty():
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._live = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                console=console._rich(),
+            )
+            self._live.start()
+            self._step = self._live.add_task(self.title, total=None, rate="")
+        else:
+            console.say(self.title)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+    def step(self, text: str) -> None:
+        if self._live is not None:
+            self._live.update(self._step, description=text)
+            return
+        key = text.rsplit(" (", 1)[0]  # a step that only changed its elapsed time is no new line
+        if key != self._last_step:
+            self._last_step = key
+            console.say(text)
+
+    def count(self, what: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        started = self._started.setdefault(what, now)
+        rate = done / (now - started) if now > started else 0.0
+        if self._live is not None:
+            if what not in self._tasks:
+                self._tasks[what] = self._live.add_task(what, total=total, rate="")
+            self._live.update(self._tasks[what], completed=done, total=total, rate=f"{rate:,.0f}/s")
+            return
+        last = self._last_line.get(what)
+        if last is None or done >= total or now - last >= _PLAIN_EVERY:
+            if last is not None and done >= total and self._last_line.get(what + "\0done"):
+                return
+            self._last_line[what] = now
+            if done >= total:
+                self._last_line[what + "\0done"] = now
+            console.say(f"  {what}: {done:,}/{total:,}" + (f" ({rate:,.0f}/s)" if done else ""))

@@ -1,0 +1,103 @@
+"""kplugin snapshot: a real cluster's scheduling state as a scenario."""
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kplugin.cli import app
+
+EPILOG = """Examples:
+
+  kplugin snapshot -o cluster.json                      # $KUBECONFIG or ~/.kube/config, current context
+
+  kplugin snapshot --kubeconfig prod.yaml --context eu-1 --namespace ml --namespace web -o ml.json
+
+  kplugin snapshot --anonymize --keep-label example.com/gpu -o shareable.json
+
+  kplugin e2e gpu-aware --scenario cluster.json --compare default   # what would the plugin change?
+"""
+
+
+@app.command(epilog=EPILOG)
+def snapshot(
+    kubeconfig: Annotated[
+        Path | None,
+        typer.Option("--kubeconfig", help="The cluster's kubeconfig. Default: $KUBECONFIG, else ~/.kube/config."),
+    ] = None,
+    context: Annotated[str | None, typer.Option("--context", help="The kubeconfig context. Default: current.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+    namespace: Annotated[
+        list[str] | None,
+        typer.Option("--namespace", "-n", help="Only this namespace's pods and objects (repeatable; nodes: all)."),
+    ] = None,
+    anonymize: Annotated[
+        bool, typer.Option("--anonymize", help="Rename nodes, pods, namespaces; replace label and annotation values.")
+    ] = False,
+    salt: Annotated[
+        str | None,
+        typer.Option("--salt", help="Key of --anonymize's hash. Default: the cluster's kube-system namespace uid."),
+    ] = None,
+    keep_label: Annotated[
+        list[str] | None,
+        typer.Option("--keep-label", help="With --anonymize: keep this label key's values (repeatable)."),
+    ] = None,
+) -> None:
+    """Export a real cluster's scheduling state (nodes, pods, classes, volumes, DRA) as an e2e scenario."""
+    import sys
+
+    from kplugin.cli.console import out, say
+    from kplugin.cli.progress import Reporter
+    from kplugin.core import names, safefs
+    from kplugin.core.errors import UsageError
+    from kplugin.e2e import apiclient
+    from kplugin.e2e import kubeconfig as kubeconfigs
+    from kplugin.e2e import snapshot as snapshots
+
+    for ns in namespace or ():
+        problem = names.dns1123_label_problem(ns)
+        if problem:
+            raise UsageError(f"--namespace {ns[:60]!r} {problem}")
+    for key in keep_label or ():
+        problem = names.qualified_name_problem(key)
+        if problem:
+            raise UsageError(f"--keep-label {key[:60]!r} {problem}")
+    if (salt is not None or keep_label) and not anonymize:
+        raise UsageError("--salt and --keep-label go with --anonymize")
+    if salt is not None and not salt:
+        raise UsageError("--salt '' is empty; give a secret, or leave it out for the cluster's own")
+    destination = safefs.output_target(output, "--output", force=force) if output is not None else None
+    if kubeconfig is None:
+        from_env = os.environ.get("KUBECONFIG", "").split(os.pathsep)[0]
+        kubeconfig = Path(from_env) if from_env else Path.home() / ".kube" / "config"
+    config = kubeconfigs.load(kubeconfig, context)
+    client = apiclient.Client(kubeconfigs.endpoint(config), timeout=60)
+    request = snapshots.Request(
+        namespaces=tuple(sorted(set(namespace or ()))),
+        anonymize=anonymize,
+        salt=salt,
+        keep_labels=tuple(keep_label or ()),
+    )
+    chunks: list[bytes] = []
+    with Reporter(f"snapshot of {config.server} (context {config.context})…") as reporter:
+        try:
+            if destination is not None:
+                with safefs.atomic_writer(destination) as handle:
+                    result = snapshots.take(client, request, handle.write, reporter.count)
+            else:
+                result = snapshots.take(client, request, chunks.append, reporter.count)
+        finally:
+            client.close()
+    if destination is None:
+        out(b"".join(chunks).decode())
+        sys.stdout.flush()
+    for note in result.notes:
+        say(f"[yellow]note:[/] {note}")
+    counts = ", ".join(f"{count:,} {section}" for section, count in result.counts.items())
+    say(
+        f"snapshot of Kubernetes {result.kubernetes}: {counts} ({result.bytes:,} bytes) in {result.seconds}s"
+        + (f"; wrote {output}" if output is not None else "")
+        + ("; anonymized" if anonymize else "")
+    )

@@ -1,0 +1,262 @@
+"""Where a replay runs: a fresh local control plane per run (``Local``), or a cluster
+the user already has (``Existing``, through ``--kubeconfig``: kwok keeps fake nodes for
+replays bigger than one machine).
+
+On an existing cluster everything kplugin creates carries the label
+``kplugin.dev/replay=<run id>``; the scenario's namespaces become namespaces of kplugin's
+own (``kp-<run id>-<name>``); profiles get names of the run (so no scheduler of the
+cluster's own takes the pods); and all of it is removed afterwards, on failure and
+Ctrl-C too. A cluster with nodes kplugin did not create is refused: the run's pods
+would land on them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import secrets
+import time
+import urllib.parse
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol
+
+from kplugin.core import yamlio
+from kplugin.core.errors import OperationError
+from kplugin.e2e import kinds
+from kplugin.e2e.apiclient import ApiError, Client
+from kplugin.e2e.controlplane import ControlPlane, Process, Progress, scheduler_command
+from kplugin.e2e.kubeconfig import Kubeconfig
+
+REPLAY_LABEL = "kplugin.dev/replay"
+# pods' and scheduler's client limits: a KubeSchedulerConfiguration defaults to 50/100,
+# which would measure the rate limiter, not the scheduler (scheduler_perf uses 5000)
+LOCAL_QPS = 5000
+EXISTING_QPS = 1000
+
+
+class Target(Protocol):
+    client: Client
+    identity: str
+    qps: int
+
+    def namespace(self, name: str) -> str: ...
+
+    def scenario_key(self, namespace: str, name: str) -> str | None: ...
+
+    def labels(self) -> dict[str, str]: ...
+
+    def existing_namespaces(self) -> set[str]: ...
+
+    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Process: ...
+
+    def pods_path(self) -> str: ...
+
+    def scheduler_name(self, wanted: str) -> str: ...
+
+    def check(self) -> None: ...
+
+    def stop_scheduler(self) -> Path | None: ...
+
+    def __enter__(self) -> Target: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+
+def _key(namespace: str, name: str) -> str:
+    return name if namespace == "default" else f"{namespace}/{name}"
+
+
+class Local:
+    """A fresh etcd and kube-apiserver in ``work`` (see ControlPlane)."""
+
+    qps = LOCAL_QPS
+
+    def __init__(self, work: Path, apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress) -> None:
+        self.work = work
+        self.plane = ControlPlane(work, apiserver, progress)
+        self.rbac = rbac
+        self.identity = "admin"
+        self.token: str | None = None
+        self.scheduler: Process | None = None
+
+    def __enter__(self) -> Local:
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.plane.__enter__()
+        self.client = self.plane.client()
+        if self.rbac is not None:
+            self.token, self.identity = self.plane.apply_rbac(self.rbac)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        self.client.close()
+        self.plane.stop()
+
+    def namespace(self, name: str) -> str:
+        return name
+
+    def scenario_key(self, namespace: str, name: str) -> str | None:
+        return _key(namespace, name)
+
+    def labels(self) -> dict[str, str]:
+        return {}
+
+    def existing_namespaces(self) -> set[str]:
+        return {"default", "kube-system", "kube-public", "kube-node-lease"}
+
+    def pods_path(self) -> str:
+        return "/api/v1/pods"
+
+    def scheduler_name(self, wanted: str) -> str:
+        return wanted
+
+    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Process:
+        document = {**config, "clientConnection": {"kubeconfig": str(self.plane.kubeconfig(self.token))}}
+        document["clientConnection"].update(qps=self.qps, burst=self.qps)
+        path = self.work / "scheduler-config.yaml"
+        path.write_text(yamlio.dump(document))
+        self.scheduler = self.plane.scheduler(binary, path, verbosity, vmodule)
+        return self.scheduler
+
+    def check(self) -> None:
+        self.plane.check()
+
+    def stop_scheduler(self) -> Path | None:
+        if self.scheduler is None:
+            return None
+        self.scheduler.stop()
+        return self.scheduler.log
+
+
+class Existing:
+    """A cluster the user has, through a kubeconfig (see the module docstring)."""
+
+    def __init__(self, config: Kubeconfig, client: Client, work: Path, progress: Progress) -> None:
+        self.config = config
+        self.client = client
+        self.work = work
+        self.progress = progress
+        self.run = secrets.token_hex(3)
+        self.identity = f"context {config.context}"
+        self.qps = EXISTING_QPS
+        self.scheduler: Process | None = None
+        self.created_namespaces: list[str] = []
+        self._names: dict[str, str] = {}
+        self._back: dict[str, str] = {}
+
+    @property
+    def selector(self) -> str:
+        return f"{REPLAY_LABEL}={self.run}"
+
+    def __enter__(self) -> Existing:
+        self.work.mkdir(parents=True, exist_ok=True)
+        preflight(self.client)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        with contextlib.suppress(BaseException):
+            self.stop_scheduler()
+        try:
+            self.cleanup()
+        finally:
+            self.client.close()
+
+    def cleanup(self) -> None:
+        """Remove everything the run created: its pods, namespaces, nodes and cluster-wide
+        objects (by label); wait (up to two minutes) until its pods are gone."""
+        selector = urllib.parse.quote(self.selector)
+        self.progress(f"removing what the replay created ({self.selector})")
+        for namespace in self.created_namespaces:
+            with contextlib.suppress(ApiError, OperationError):
+                self.client.request(
+                    "DELETE",
+                    f"/api/v1/namespaces/{namespace}/pods?labelSelector={selector}",
+                    {"gracePeriodSeconds": 0},
+                )
+            with contextlib.suppress(ApiError, OperationError):
+                self.client.delete(f"/api/v1/namespaces/{namespace}")
+        cluster_wide = [kinds.CORE["Node"], kinds.CORE["PriorityClass"], *(k for k in kinds.KINDS if not k.namespaced)]
+        for info in cluster_wide:
+            with contextlib.suppress(ApiError, OperationError):
+                self.client.request("DELETE", f"{info.path()}?labelSelector={selector}")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                left = self.client.get(f"/api/v1/pods?labelSelector={selector}&limit=1")
+            except OperationError:
+                return
+            if not left.get("items"):
+                return
+            time.sleep(1)
+
+    def namespace(self, name: str) -> str:
+        if name not in self._names:
+            real = f"kp-{self.run}-{name}"
+            if len(real) > 63:
+                real = f"kp-{self.run}-{hashlib.sha256(name.encode()).hexdigest()[:16]}"
+            self._names[name] = real
+            self._back[real] = name
+            self.created_namespaces.append(real)  # removed afterwards, created or not
+        return self._names[name]
+
+    def scenario_key(self, namespace: str, name: str) -> str | None:
+        original = self._back.get(namespace)
+        return None if original is None else _key(original, name)
+
+    def labels(self) -> dict[str, str]:
+        return {REPLAY_LABEL: self.run}
+
+    def existing_namespaces(self) -> set[str]:
+        return set()
+
+    def pods_path(self) -> str:
+        return f"/api/v1/pods?labelSelector={urllib.parse.quote(self.selector)}"
+
+    def scheduler_name(self, wanted: str) -> str:
+        """A name of this run's own: no scheduler of the cluster's takes its pods."""
+        return f"{wanted[:50]}-{self.run}"
+
+    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Process:
+        kubeconfig = self.work / "kubeconfig"
+        kubeconfig.write_text(yamlio.dump(self.config.narrowed()))
+        os.chmod(kubeconfig, 0o600)
+        document = {**config, "clientConnection": {"kubeconfig": str(kubeconfig), "qps": self.qps, "burst": self.qps}}
+        path = self.work / "scheduler-config.yaml"
+        path.write_text(yamlio.dump(document))
+        self.scheduler = Process(
+            "kube-scheduler", scheduler_command(binary, path, verbosity, vmodule), self.work / "kube-scheduler.log"
+        )
+        return self.scheduler
+
+    def check(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.check()
+
+    def stop_scheduler(self) -> Path | None:
+        if self.scheduler is None:
+            return None
+        self.scheduler.stop()
+        return self.scheduler.log
+
+
+def preflight(client: Client) -> None:
+    """The cluster answers, takes the credentials, and has no nodes kplugin did not
+    create (the replay's pods would land on them)."""
+    client.get("/version")
+    foreign = []
+    for node in client.list_pages("/api/v1/nodes"):
+        labels = (node.get("metadata") or {}).get("labels") or {}
+        if REPLAY_LABEL in labels:
+            raise OperationError(
+                f"{client.endpoint.name} has node {node['metadata']['name']} left by an earlier replay "
+                f"({REPLAY_LABEL}={labels[REPLAY_LABEL]}); remove them: kubectl delete nodes -l {REPLAY_LABEL}"
+            )
+        foreign.append(str(node["metadata"]["name"]))
+    if foreign:
+        raise OperationError(
+            f"{client.endpoint.name} has {len(foreign)} node(s) kplugin did not create (e.g. {foreign[0]}); "
+            "the replay's pods would land on them: use a cluster of its own (kwok keeps fake nodes)"
+        )
