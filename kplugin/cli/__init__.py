@@ -58,6 +58,7 @@ COMMANDS = {
     "add": "kplugin.cli.add",
     "upgrade": "kplugin.cli.upgrade",
     "e2e": "kplugin.cli.e2e",
+    "bench": "kplugin.cli.bench",
 }
 # The first line of each command's docstring, for the top-level help: listing the
 # commands then needs none of their modules (a test keeps these equal to the docstrings).
@@ -70,6 +71,7 @@ SUMMARIES = {
     "add": "Add to an existing project: a plugin, or an extension point of a plugin.",
     "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
     "e2e": "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",
+    "bench": "Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline.",
 }
 
 __all__ = ["COMMANDS", "SUMMARIES", "app", "main"]
