@@ -364,6 +364,8 @@ class BindWatch:
 
     def _stream(self, version: str) -> Iterator[dict[str, Any]]:
         host, port, prefix = self.client.endpoint.host_port
+        if self._conn is not None:
+            self._conn.close()
         conn = http.client.HTTPSConnection(host, port, context=self.client.endpoint.ssl_context(), timeout=None)
         self._conn = conn
         path = query(

@@ -378,6 +378,7 @@ class Scheduler:
                 if self.get(paths[0], timeout=2).strip() == "ok":
                     return
             except urllib.error.HTTPError as err:
+                err.close()
                 if err.code == 404 and len(paths) > 1:
                     paths.pop(0)
             except OSError:
