@@ -188,6 +188,9 @@ def test_an_interrupted_run_is_cleaned_up_too(cluster: tuple[Any, Path, Path]) -
     else:
         pytest.fail("no pods were created within 300s")
     assert labelled(api), "the benchmark's objects exist while it runs"
+    node = api.get(f"/api/v1/nodes?labelSelector={LABEL}&limit=1")["items"][0]
+    assert node["metadata"]["annotations"]["kwok.x-k8s.io/node"] == "fake"  # kwok would keep it up
+    assert node["metadata"]["name"].startswith("kplugin-bench-")
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 130, stderr

@@ -497,7 +497,7 @@ class _Run:
             self.churns.append(churn)
             churn.thread.start()
         elif isinstance(op, Sleep):
-            self.reporter.step(f"sleep {op.seconds:g}s")
+            self.reporter.step(f"{self.label}: sleep {op.seconds:g}s")
             deadline = time.monotonic() + op.seconds
             while (left := deadline - time.monotonic()) > 0:
                 self.check()
