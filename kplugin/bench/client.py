@@ -179,21 +179,30 @@ def query(path: str, **params: str | int | None) -> str:
 # --- parallel creation -------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class CreationStats:
     """What the load generator did: objects, seconds, retries and why."""
 
     objects: int = 0
     created: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the first request to the last answer
     retries: int = 0
     throttled: int = 0  # 429s: the API server refused the rate
     started: float = 0.0  # time.monotonic() of the first request
-    finished: float = 0.0  # of the last answer
 
     @property
     def rate(self) -> float:
         return self.created / self.seconds if self.seconds > 0 else 0.0
+
+    def __add__(self, other: CreationStats) -> CreationStats:
+        return CreationStats(
+            objects=self.objects + other.objects,
+            created=self.created + other.created,
+            seconds=self.seconds + other.seconds,
+            retries=self.retries + other.retries,
+            throttled=self.throttled + other.throttled,
+            started=min(self.started, other.started) if self.started else other.started,
+        )
 
 
 Make = Callable[[int], tuple[str, dict[str, Any]]]
@@ -208,8 +217,12 @@ class Creation:
     make: Make
     limiter: RateLimiter
     workers: int
-    stats: CreationStats = field(default_factory=CreationStats)
     error: BaseException | None = None
+    created: int = 0
+    retries: int = 0
+    throttled: int = 0
+    started: float = 0.0
+    finished: float = 0.0
     _next: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _threads: list[threading.Thread] = field(default_factory=list)
@@ -217,8 +230,7 @@ class Creation:
     refused: Callable[[int, ApiError], BaseException] | None = None  # a 4xx on an object: what to raise
 
     def start(self) -> Creation:
-        self.stats.objects = self.count
-        self.stats.started = time.monotonic()
+        self.started = time.monotonic()
         for _ in range(max(1, min(self.workers, self.count))):
             thread = threading.Thread(target=self._work, daemon=True, name="kplugin-bench-create")
             thread.start()
@@ -226,8 +238,16 @@ class Creation:
         return self
 
     @property
-    def created(self) -> int:
-        return self.stats.created
+    def stats(self) -> CreationStats:
+        with self._lock:
+            return CreationStats(
+                objects=self.count,
+                created=self.created,
+                seconds=max(0.0, self.finished - self.started),
+                retries=self.retries,
+                throttled=self.throttled,
+                started=self.started,
+            )
 
     @property
     def done(self) -> bool:
@@ -265,14 +285,13 @@ class Creation:
                 status, payload, headers = 0, b"", {}
             if 200 <= status < 300 or (status == 409 and attempt > 0):  # 409 after a retry: the first one landed
                 with self._lock:
-                    self.stats.created += 1
-                    self.stats.finished = time.monotonic()
-                    self.stats.seconds = self.stats.finished - self.stats.started
+                    self.created += 1
+                    self.finished = time.monotonic()
                 return
             if status == 429 or status >= 500 or status == 0:
                 with self._lock:
-                    self.stats.retries += 1
-                    self.stats.throttled += status == 429
+                    self.retries += 1
+                    self.throttled += status == 429
                 with contextlib.suppress(ValueError):
                     retry_after = float(headers.get("Retry-After", "0"))
                 self._stop.wait(max(retry_after, 0.05 * 2**attempt * (1 + random.random())))

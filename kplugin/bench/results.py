@@ -7,7 +7,6 @@ kplugin bench's. Repeats are pooled: throughput samples together, histograms sum
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -343,7 +342,3 @@ def harness_lines(outcome: Outcome) -> list[str]:
                 f"{kind}: {f.attempts_unschedulable:.0f} unschedulable and {f.attempts_error:.0f} failed attempts"
             )
     return lines
-
-
-def pick_runs(outcome: Outcome, kind: str) -> Iterable[RunResult]:
-    return (r for r in outcome.runs if r.profile == kind)

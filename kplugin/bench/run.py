@@ -244,6 +244,7 @@ class Cluster:
         self.id = bench_id
         self.existing = existing
         self.namespaces: dict[str, None] = {}  # created (or found) so far, real names
+        self.node_prefixes: set[str] = set()
 
     def namespace(self, name: str) -> str:
         return f"kplugin-bench-{self.id}-{name}"[:63].rstrip("-") if self.existing else name
@@ -787,11 +788,9 @@ def _signals_deferred() -> Iterator[None]:
 
 def _node_prefix(cluster: Cluster, op: CreateNodes) -> str:
     prefix = str((op.template.get("metadata") or {}).get("generateName") or f"node-{op.index}-")
-    used: set[str] = getattr(cluster, "_prefixes", set())
-    if prefix in used:
+    if prefix in cluster.node_prefixes:  # two ops of one template: names of their own
         prefix = f"{prefix}{op.index}-"
-    used.add(prefix)
-    cluster._prefixes = used  # type: ignore[attr-defined]
+    cluster.node_prefixes.add(prefix)
     return prefix
 
 
@@ -1009,14 +1008,7 @@ def run(inputs: Inputs, binary: Path, apiserver: Path | None, settings: Settings
             stack.callback(lambda: notices.extend(remove_everything(cluster, reporter)))
         node_stats = CreationStats()
         for op in inputs.workload.cluster_nodes:
-            stats = _create_nodes(cluster, op, settings, reporter, run=None)
-            node_stats = CreationStats(
-                objects=node_stats.objects + stats.objects,
-                created=node_stats.created + stats.created,
-                seconds=node_stats.seconds + stats.seconds,
-                retries=node_stats.retries + stats.retries,
-                throttled=node_stats.throttled + stats.throttled,
-            )
+            node_stats = node_stats + _create_nodes(cluster, op, settings, reporter, run=None)
         runs = []
         number = 0
         baseline, project = inputs.profiles

@@ -200,18 +200,6 @@ class Workload:
     def measured_pods(self) -> int:
         return sum(op.count for op in self.measured)
 
-    def namespaces(self) -> tuple[str, ...]:
-        """Every namespace the workload's ops name, in order."""
-        seen: dict[str, None] = {}
-        for op in self.ops:
-            if isinstance(op, CreateNamespaces):
-                seen.update(dict.fromkeys(op.names))
-            elif isinstance(op, CreatePods | Churn):
-                seen[op.namespace] = None
-            elif isinstance(op, Barrier):
-                seen.update(dict.fromkeys(op.namespaces))
-        return tuple(seen)
-
     def scaled(self, nodes: int | None, pods: int | None) -> Workload:
         """This workload for ``nodes`` nodes (the cluster's createNodes ops keep their
         shares) and ``pods`` measured pods (the other createPods ops keep their
@@ -732,10 +720,6 @@ def built_in(name: str) -> Workload:
     text = (_data_dir() / f"{name}.yaml").read_text()
     document = yamlio.parse(text, f"built-in workload {name}")
     return replace(parse(document, f"built-in {name}", None, None), source=f"built-in {name}")
-
-
-def builtin_names() -> tuple[str, ...]:
-    return BUILT_IN
 
 
 def describe(workload: Workload) -> Mapping[str, Any]:
