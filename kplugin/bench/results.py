@@ -329,9 +329,14 @@ def harness_lines(outcome: Outcome) -> list[str]:
         if f.min_backlog is not None:
             detail.append(f"fewest created but unbound {f.min_backlog}")
         retries = f", {f.retries} retries ({f.throttled} answered 429)" if f.retries else ""
+        runs = [r for r in outcome.runs if r.profile == kind]
+        own = sum(r.loadgen_cpu for r in runs)
+        api = [r.apiserver_cpu for r in runs if r.apiserver_cpu is not None]
+        cpu = f"; CPU while measuring: load generator {own:.1f}s" + (f", kube-apiserver {sum(api):.1f}s" if api else "")
         lines.append(
             f"{kind}: pods created at {_fmt(f.creation_rate, 0)}/s{retries}; {queue}"
             + (f" ({', '.join(detail)})" if detail else "")
+            + cpu
         )
         if not f.sampled:
             lines.append(
