@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -261,7 +262,9 @@ def bench(
         + (f"; report written to {report}" if report is not None else "")
         + (f"; work directory kept: {outcome.work}" if outcome.work else "")
     )
-    if threshold is not None and not ratio >= threshold:
+    if threshold is not None and math.isnan(ratio):
+        raise OperationError(f"--threshold {threshold:g}: no throughput ratio was measured (see the notes above)")
+    if threshold is not None and ratio < threshold:
         raise OperationError(
             f"throughput ratio {ratio:.3f} is below --threshold {threshold:g}: the project's plugins cost "
             f"{(1 - ratio) * 100:.0f}% of the baseline's throughput"
