@@ -215,8 +215,10 @@ def etcd_for(package: Path, work: Path) -> Path:
     return target
 
 
-def ours(project: Project, nodes: int, pods: int) -> dict[str, float]:
+def ours(project: Project, nodes: int, pods: int, results: Path) -> dict[str, float]:
     done = kplugin("bench", str(project.root), "--nodes", str(nodes), "--pods", str(pods), "--json")
+    (results / "kplugin-bench.json").write_text(done.stdout)
+    (results / "kplugin-bench.log").write_text(done.stderr)
     if done.returncode:
         raise SystemExit(f"kplugin bench failed: {done.stderr[-3000:]}")
     items = json.loads(done.stdout)["dataItems"]
@@ -261,7 +263,7 @@ def main() -> int:
             print(f"round {number}: upstream scheduler_perf ({project.version})…", file=sys.stderr, flush=True)
             theirs = upstream(package, work / f"results-{number}", args.etcd)
             print(f"round {number}: kplugin bench…", file=sys.stderr, flush=True)
-            mine = ours(project, args.nodes, args.pods)
+            mine = ours(project, args.nodes, args.pods, work / f"results-{number}")
             rounds.append((theirs, mine, load_before))
             print(f"  upstream {theirs}  kplugin bench {mine}  load {load_before:.1f}", file=sys.stderr)
         median = {
