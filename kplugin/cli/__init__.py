@@ -59,6 +59,7 @@ COMMANDS = {
     "upgrade": "kplugin.cli.upgrade",
     "e2e": "kplugin.cli.e2e",
     "snapshot": "kplugin.cli.snapshot",
+    "bench": "kplugin.cli.bench",
 }
 # The first line of each command's docstring, for the top-level help: listing the
 # commands then needs none of their modules (a test keeps these equal to the docstrings).
@@ -72,6 +73,7 @@ SUMMARIES = {
     "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
     "e2e": "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",
     "snapshot": "Export a real cluster's scheduling state (nodes, pods, classes, volumes, DRA) as an e2e scenario.",
+    "bench": "Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline.",
 }
 
 __all__ = ["COMMANDS", "SUMMARIES", "app", "main"]

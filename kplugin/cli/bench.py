@@ -1,0 +1,272 @@
+"""kplugin bench: what the project's plugins cost the scheduler at cluster scale."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from kplugin.cli import app
+
+EPILOG = """Examples:
+
+  kplugin bench                                  # basic (SchedulingBasic), 5,000 nodes
+
+  kplugin bench --workload plugin --nodes 1000 --repeat 3 --report bench.html
+
+  kplugin bench --nodes 200 --pods 200 --json --threshold 0.9     # in CI
+
+  kplugin bench --workload perf.yaml --case SchedulingBasic/500Nodes
+
+  kplugin bench --kubeconfig kwok.kubeconfig --nodes 5000          # an existing (kwok) cluster
+"""
+
+REPORT_SUFFIXES = (".html", ".htm", ".svg")
+
+
+class _Progress:
+    """The benchmark's progress on stderr: a Rich bar on a terminal, lines elsewhere."""
+
+    def __init__(self) -> None:
+        from kplugin.cli.console import _is_tty
+
+        self.tty = _is_tty()
+        self.live: Any = None
+        self.task: Any = None
+        self.text = ""
+        self.total = 0
+        self.done = 0
+        self.started = 0.0
+
+    def step(self, text: str) -> None:
+        from kplugin.cli.console import say
+
+        self.finish()
+        say(text)
+
+    def bar(self, text: str, total: int) -> None:
+        self.finish()
+        self.text, self.total, self.done, self.started = text, total, 0, time.monotonic()
+        if self.tty:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            from kplugin.cli.console import _rich
+
+            self.live = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=_rich(),
+                transient=True,
+            )
+            self.live.start()
+            self.task = self.live.add_task(text, total=total)
+
+    def advance(self, done: int) -> None:
+        self.done = done
+        if self.live is not None:
+            self.live.update(self.task, completed=done)
+
+    def finish(self) -> None:
+        from kplugin.cli.console import say
+
+        if not self.text:
+            return
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+        seconds = time.monotonic() - self.started
+        say(f"{self.text}: {self.done}/{self.total} in {seconds:.1f}s")
+        self.text = ""
+
+
+def _check_report(report: Path | None) -> Path | None:
+    from kplugin.core import safefs
+    from kplugin.core.errors import UsageError
+
+    if report is None:
+        return None
+    if report.suffix.lower() not in REPORT_SUFFIXES:
+        raise UsageError(
+            f"--report {report}: write .html (the pictures and the tables) or .svg (the pictures); "
+            f"{report.suffix or 'no suffix'} is not one of them"
+        )
+    return safefs.output_target(report, "--report", force=True)
+
+
+@app.command(epilog=EPILOG)
+def bench(
+    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
+    workload: Annotated[
+        str,
+        typer.Option(
+            "--workload",
+            "-w",
+            help="basic (scheduler_perf's SchedulingBasic), plugin (nodes and pods shaped by the project's args), "
+            "mixed (affinity and topology spread), or a scheduler_perf performance-config YAML file.",
+        ),
+    ] = "basic",
+    case: Annotated[
+        str | None, typer.Option("--case", help="TestCase/workload to run, when the file has several.")
+    ] = None,
+    nodes: Annotated[int | None, typer.Option("--nodes", help="Nodes (the workload's own count by default).")] = None,
+    pods: Annotated[
+        int | None,
+        typer.Option("--pods", help="Pods measured; the workload's other pod counts keep their proportion to them."),
+    ] = None,
+    k8s: Annotated[
+        str | None,
+        typer.Option("--k8s", help="Kubernetes version (default: the project's); another one uses a retargeted copy."),
+    ] = None,
+    repeat: Annotated[int, typer.Option("--repeat", help="Pairs of runs (baseline and project, interleaved).")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print scheduler_perf's DataItems JSON.")] = False,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", help="Exit 1 when project/baseline throughput is below this ratio (e.g. 0.9)."),
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write a report with pictures: FILE.html or FILE.svg.")
+    ] = None,
+    kubeconfig: Annotated[
+        Path | None,
+        typer.Option("--kubeconfig", help="Run against this existing cluster instead of a local control plane."),
+    ] = None,
+    allow_existing_pods: Annotated[
+        bool,
+        typer.Option(
+            "--allow-existing-pods",
+            help="With --kubeconfig: run even if pods there use the project's schedulerName (they may be bound "
+            "by the benchmark's scheduler).",
+        ),
+    ] = False,
+    scheduler_qps: Annotated[float, typer.Option("--scheduler-qps", help="The scheduler's client QPS.")] = 5000.0,
+    scheduler_burst: Annotated[int, typer.Option("--scheduler-burst", help="The scheduler's client burst.")] = 5000,
+    client_qps: Annotated[float, typer.Option("--client-qps", help="The load generator's QPS.")] = 5000.0,
+    client_burst: Annotated[int, typer.Option("--client-burst", help="The load generator's burst.")] = 5000,
+    workers: Annotated[int, typer.Option("--workers", help="The load generator's parallel requests.")] = 30,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds without a pod bound before a run is given up.")
+    ] = 120.0,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the working directory (logs, configs).")] = False,
+) -> None:
+    """Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline."""
+    from kplugin import build
+    from kplugin.bench import results
+    from kplugin.bench import run as core
+    from kplugin.cli.console import note, out, print_table, say, status
+    from kplugin.core.errors import OperationError, UsageError
+    from kplugin.e2e import controlplane
+    from kplugin.model import project as projects
+    from kplugin.model.versions import resolve
+
+    if not 1 <= repeat <= 20:
+        raise UsageError(f"--repeat {repeat}: must be from 1 to 20")
+    if threshold is not None and not 0 < threshold <= 100:
+        raise UsageError(f"--threshold {threshold:g}: give a ratio above 0, e.g. 0.9")
+    for option, value in (("--scheduler-qps", scheduler_qps), ("--client-qps", client_qps)):
+        if not 1 <= value <= 1_000_000:
+            raise UsageError(f"{option} {value:g}: must be from 1 to 1000000")
+    for option, number in (("--scheduler-burst", scheduler_burst), ("--client-burst", client_burst)):
+        if not 1 <= number <= 1_000_000:
+            raise UsageError(f"{option} {number}: must be from 1 to 1000000")
+    if not 1 <= workers <= 500:
+        raise UsageError(f"--workers {workers}: must be from 1 to 500")
+    if not 5 <= timeout <= 3600:
+        raise UsageError(f"--timeout {timeout:g}: must be from 5 to 3600 seconds")
+    report_target = _check_report(report)
+    project = projects.load(path)
+    target = resolve(k8s) if k8s is not None else project.target
+    settings = core.Settings(
+        repeat=repeat,
+        scheduler_qps=scheduler_qps,
+        scheduler_burst=scheduler_burst,
+        client_qps=client_qps,
+        client_burst=client_burst,
+        workers=workers,
+        stall_timeout=timeout,
+        keep=keep,
+    )
+    if kubeconfig is None:
+        controlplane.etcd_binary()  # before anything is built
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        if target.version != project.version:
+            from kplugin.generate import upgrade
+
+            pinned = project
+            with status(f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version}…"):
+                project = stack.enter_context(upgrade.retargeted(pinned, target))
+        inputs = core.prepare(
+            project,
+            workload,
+            case=case,
+            nodes=nodes,
+            pods=pods,
+            kubeconfig=kubeconfig,
+            allow_existing_pods=allow_existing_pods,
+            progress=say,
+        )
+        for notice in inputs.notices:
+            note(notice)
+        with status(f"bench: building {project.name}'s scheduler for Kubernetes {project.version}…") as progress:
+            built = build.build(build.BuildRequest(project=project, builder="local"), progress, ("local", "bench"))
+            scheduler = Path(built.binaries[0].path)
+            core.check_config(inputs, scheduler, settings)
+            apiserver = controlplane.apiserver_binary(project, progress) if kubeconfig is None else None
+        w = inputs.workload
+        say(
+            f"bench: {w.title} ({w.nodes} nodes, {w.measured_pods} of {w.pods} pods measured) on "
+            f"{'the local control plane' if kubeconfig is None else kubeconfig}, "
+            f"{repeat} pair(s) of runs: baseline {inputs.profiles[0].scheduler_name} and "
+            f"project {inputs.profiles[1].scheduler_name} ({', '.join(inputs.plugins)})"
+        )
+        outcome = core.run(inputs, scheduler, apiserver, settings, _Progress())
+    ratio = results.throughput_ratio(outcome)
+    if report_target is not None:
+        from kplugin.bench import report as reports
+        from kplugin.core import safefs
+
+        safefs.write_atomic(report_target, reports.render(outcome, report_target.suffix.lower()).encode())
+    if as_json:
+        out(json.dumps(results.as_json(outcome, threshold), indent=2, sort_keys=True, allow_nan=False) + "\n")
+    else:
+        from rich.table import Table
+
+        table = Table(title=f"{outcome.workload.title} on Kubernetes {outcome.kubernetes}")
+        for column, justify in (("", "left"), ("baseline", "right"), ("project", "right"), ("ratio", "right")):
+            table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        for row in results.rows(outcome):
+            table.add_row(*row)
+        print_table(table)
+        plugin_rows = results.plugin_rows(outcome)
+        if plugin_rows:
+            plugins = Table(title="the project's plugins, sampled cycles (µs)")
+            for column in ("plugin", "extension point", "calls", "p50", "p90", "p99"):
+                plugins.add_column(column, justify="left" if column in ("plugin", "extension point") else "right")
+            for plugin_row in plugin_rows:
+                plugins.add_row(*plugin_row)
+            print_table(plugins)
+    for line in results.harness_lines(outcome):
+        say(f"  {line}")
+    for notice in outcome.notices:
+        note(notice)
+    say(
+        f"bench: throughput ratio project/baseline {ratio:.2f} in {outcome.seconds:.0f}s"
+        + (f"; report written to {report}" if report is not None else "")
+        + (f"; work directory kept: {outcome.work}" if outcome.work else "")
+    )
+    if threshold is not None and math.isnan(ratio):
+        raise OperationError(f"--threshold {threshold:g}: no throughput ratio was measured (see the notes above)")
+    if threshold is not None and ratio < threshold:
+        raise OperationError(
+            f"throughput ratio {ratio:.3f} is below --threshold {threshold:g}: the project's plugins cost "
+            f"{(1 - ratio) * 100:.0f}% of the baseline's throughput"
+        )
+    sys.stdout.flush()
