@@ -23,7 +23,9 @@ from kplugin.model.versions import resolve
 
 New = Callable[..., Run]
 # what kplugin renders in Python, around the template: the configuration, manifests, args files
-AROUND = ("deploy/", "config/args/", "kplugin.yaml", "charts/parity/Chart.yaml", "charts/parity/values.yaml")
+# (the chart too, from deploy/'s data: only its _helpers.tpl is in the template)
+AROUND = ("deploy/", "config/args/", "kplugin.yaml", "charts/parity/Chart.yaml", "charts/parity/values.yaml",
+          *(f"charts/parity/templates/{name}.yaml" for name in ("configmap", "deployment", "rbac")))  # fmt: skip
 
 
 CASES = [("1.28.3", "prefilter,filter,score", "layer"), ("1.37", "queuesort,enqueueextensions,preenqueue", "native")]
