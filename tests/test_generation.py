@@ -24,7 +24,7 @@ def broken_templates(tmp_path: Path, tree_name: str, file_glob: str) -> Path:
     root = tmp_path / "templates"
     shutil.copytree(templating.templates_root(), root)
     victim = sorted((root / tree_name).rglob(file_glob))[-1]
-    victim.write_text(victim.read_text() + "\n{{ cookiecutter.no_such_variable }}\n")
+    victim.write_text(victim.read_text() + "\n[[ cookiecutter.no_such_variable ]]\n")
     return root
 
 

@@ -4,6 +4,7 @@ kplugin new --template (no Go needed)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -60,8 +61,8 @@ def test_new_with_a_fork_of_the_template(kplugin: New, tmp_path: Path) -> None:
     it, with kplugin's validation and staging around it."""
     fork = tmp_path / "fork"
     shutil.copytree(templates_root() / "project", fork)
-    readme = fork / "{{cookiecutter.project_name}}/README.md"
-    readme.write_text("# {{ cookiecutter.project_name }}: built the ACME way\n")
+    readme = fork / "[[cookiecutter.project_name]]/README.md"
+    readme.write_text("# [[ cookiecutter.project_name ]]: built the ACME way\n")
     run = kplugin("new", "acme", "--no-tidy", "--template", str(fork), "-o", str(tmp_path / "a"))
     assert run.code == 0, run.stderr
     assert (tmp_path / "a/acme/README.md").read_text() == "# acme: built the ACME way\n"
@@ -82,6 +83,9 @@ def test_new_with_a_fork_of_the_template(kplugin: New, tmp_path: Path) -> None:
         ("no-json", "no cookiecutter.json"),
         ("missing-variable", "lacks"),
         ("zip-slip", "leads out of the archive"),
+        ("no-top-directory", "its top directory must be [[cookiecutter.project_name]]"),
+        # Jinja's default delimiters, as a fork may choose: then the top directory is {{...}}
+        ("default-delimiters", "its top directory must be {{cookiecutter.project_name}}"),
     ],
 )
 def test_a_fork_kplugin_cannot_use_is_refused(kplugin: New, tmp_path: Path, broken: str, needle: str) -> None:
@@ -93,6 +97,12 @@ def test_a_fork_kplugin_cannot_use_is_refused(kplugin: New, tmp_path: Path, brok
     elif broken == "missing-variable":
         text = (fork / "cookiecutter.json").read_text().replace('  "plugin_name": "GpuAware",\n', "")
         (fork / "cookiecutter.json").write_text(text)
+    elif broken == "no-top-directory":
+        (fork / "[[cookiecutter.project_name]]").rename(fork / "project")
+    elif broken == "default-delimiters":
+        config = json.loads((fork / "cookiecutter.json").read_text())
+        config["_jinja2_env_vars"] = {"trim_blocks": True, "lstrip_blocks": True}
+        (fork / "cookiecutter.json").write_text(json.dumps(config))
     else:
         template = tmp_path / "evil.zip"
         with zipfile.ZipFile(template, "w") as zipped:

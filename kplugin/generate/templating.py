@@ -1,8 +1,11 @@
 """The one adapter between kplugin and its cookiecutter template.
 
 ``templates/project`` is a true cookiecutter template: ``cookiecutter.json`` (every
-variable with a default), one ``{{cookiecutter.project_name}}`` directory, shared parts
+variable with a default), one ``[[cookiecutter.project_name]]`` directory, shared parts
 in ``templates/`` (where cookiecutter's own loader looks), and a post-generation hook.
+Its Jinja delimiters are ``[[ ]]``, ``<% %>`` and ``<# #>`` (``_jinja2_env_vars`` in
+cookiecutter.json, which cookiecutter applies itself), so the ``{{ }}`` of Go composite
+literals, Helm and GitHub Actions expressions are plain text in every template.
 kplugin renders it through cookiecutter's own API (``generate_files``, imported only
 here), into a temporary directory it then reads back, inside kplugin's own staging,
 validation and atomic commit: nothing is written into the user's tree until the whole
@@ -102,7 +105,8 @@ def render_tree(context: Mapping[str, Any], template: Path | None = None) -> Ren
 def fork(path: Path) -> Path:
     """A team's own fork of kplugin's template (``kplugin new --template DIR|ZIP``),
     checked for what kplugin needs: a cookiecutter template whose cookiecutter.json has
-    every variable of kplugin's and whose top directory is {{cookiecutter.project_name}}.
+    every variable of kplugin's and whose top directory is cookiecutter.project_name
+    between its own variable delimiters (kplugin's ``[[ ]]``, or Jinja's default ``{{ }}``).
     A ZIP is unpacked (paths inside it only) into a temporary directory the caller removes."""
     if path.suffix == ".zip" and path.is_file():
         path = _unzip(path)
@@ -118,9 +122,19 @@ def fork(path: Path) -> Path:
             f"--template {path}: cookiecutter.json lacks {', '.join(missing[:5])}"
             f"{' …' if len(missing) > 5 else ''}; a fork of kplugin's template keeps all its variables"
         )
-    if not (path / "{{cookiecutter.project_name}}").is_dir():
-        raise UsageError(f"--template {path}: its top directory must be {{{{cookiecutter.project_name}}}}")
+    top = project_directory(theirs)
+    if not (path / top).is_dir():
+        raise UsageError(f"--template {path}: its top directory must be {top}")
     return path
+
+
+def project_directory(variables: Mapping[str, Any]) -> str:
+    """The template's top directory name, in the variable delimiters its cookiecutter.json
+    sets (``_jinja2_env_vars``; Jinja's defaults when it sets none)."""
+    env = variables.get("_jinja2_env_vars")
+    env = env if isinstance(env, dict) else {}
+    start, end = env.get("variable_start_string", "{{"), env.get("variable_end_string", "}}")
+    return f"{start}cookiecutter.project_name{end}"
 
 
 def _unzip(archive: Path) -> Path:

@@ -1,5 +1,5 @@
-{% set c = cookiecutter %}
-package {{ c.package }}
+<% set c = cookiecutter %>
+package [[ c.package ]]
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"{{ c.module }}/internal/schedtest"
+	"[[ c.module ]]/internal/schedtest"
 )
 
 // benchHarness is a 100-node cluster, every node labelled and partly used, with the
@@ -24,14 +24,14 @@ func benchHarness(b *testing.B, others ...schedtest.Plugin) (*schedtest.Harness,
 		nodes = append(nodes, schedtest.Node(name, map[v1.ResourceName]string{v1.ResourceCPU: "16"}, map[string]string{poolLabel: "a"}))
 		pods = append(pods, schedtest.Pod("used-"+name, name, map[v1.ResourceName]string{v1.ResourceCPU: fmt.Sprintf("%dm", i*100)}))
 	}
-	plugin := schedtest.Plugin{Name: Name, Factory: New, Args: {{ '"nodeLabel: " + poolLabel' if c.args else '""' }}, Extensions: extensions}
+	plugin := schedtest.Plugin{Name: Name, Factory: New, Args: [[ '"nodeLabel: " + poolLabel' if c.args else '""' ]], Extensions: extensions}
 	h, err := schedtest.New(context.Background(), nodes, pods, append([]schedtest.Plugin{plugin}, others...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return h, names
 }
-{% if c.filter %}
+<% if c.filter %>
 
 // BenchmarkFilter calls Filter as the framework does, for one node.
 func BenchmarkFilter(b *testing.B) {
@@ -49,8 +49,8 @@ func BenchmarkFilter(b *testing.B) {
 		}
 	}
 }
-{% endif %}
-{% if c.score %}
+<% endif %>
+<% if c.score %>
 
 // BenchmarkScore calls Score as the framework does, across the nodes.
 func BenchmarkScore(b *testing.B) {
@@ -58,11 +58,11 @@ func BenchmarkScore(b *testing.B) {
 	ctx := context.Background()
 	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "1"})
 	state, _ := h.Filter(ctx, pod)
-{% if c.prescore %}
+<% if c.prescore %>
 	if _, status := h.Score(ctx, state, pod, names...); !status.IsSuccess() { // PreScore fills CycleState
 		b.Fatal(status.AsError())
 	}
-{% endif %}
+<% endif %>
 	score := h.ScoreFunc(Name)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -72,4 +72,4 @@ func BenchmarkScore(b *testing.B) {
 		}
 	}
 }
-{% endif %}
+<% endif %>

@@ -1,9 +1,9 @@
-{% import "plugin.jinja" as plugin %}
-{% set c, P, T = cookiecutter, cookiecutter.plugin_name, cookiecutter._names %}
-// Package {{ c.package }} implements the {{ P }} scheduler plugin.
+<% import "plugin.jinja" as plugin %>
+<% set c, P, T = cookiecutter, cookiecutter.plugin_name, cookiecutter._names %>
+// Package [[ c.package ]] implements the [[ P ]] scheduler plugin.
 //
-{{ plugin.doc(c) -}}
-package {{ c.package }}
+[[ plugin.doc(c) -]]
+package [[ c.package ]]
 
 import (
 	"context"
@@ -21,23 +21,23 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
-	"{{ c.module }}/internal/fw"
+	"[[ c.module ]]/internal/fw"
 )
 
-// Name is the name {{ P }} is registered under; the scheduler configuration's
+// Name is the name [[ P ]] is registered under; the scheduler configuration's
 // profiles[].plugins and pluginConfig refer to it by this name.
-const Name = "{{ P }}"{{ plugin.consts(c) }}
+const Name = "[[ P ]]"[[ plugin.consts(c) ]]
 
-// {{ P }} is a scheduler plugin.
-{{ plugin.type_doc(c) -}}
-type {{ P }} struct {
-	handle {{ T.Handle }}
-{{ plugin.fields(c) -}}
+// [[ P ]] is a scheduler plugin.
+[[ plugin.type_doc(c) -]]
+type [[ P ]] struct {
+	handle [[ T.Handle ]]
+[[ plugin.fields(c) -]]
 }
 
 // Compile-time checks that the plugin implements its extension points.
-{{ plugin.assertions(c) -}}
-{{ plugin.constructor(c) }}
+[[ plugin.assertions(c) -]]
+[[ plugin.constructor(c) ]]
 // Name returns the name the plugin is registered under.
-func (pl *{{ P }}) Name() string { return Name }
-{{ plugin.parts(c, "plugin_go") -}}
+func (pl *[[ P ]]) Name() string { return Name }
+[[ plugin.parts(c, "plugin_go") -]]

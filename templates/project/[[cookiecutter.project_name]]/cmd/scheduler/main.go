@@ -11,7 +11,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	"{{ cookiecutter.module }}/pkg/registry"
+	"[[ cookiecutter.module ]]/pkg/registry"
 )
 
 func main() {

@@ -1,10 +1,10 @@
-{% import "plugin.jinja" as plugin %}
-{% set c = cookiecutter %}
-{% set P = c.plugin_name %}
-{% set T = c._names %}
-{% set S = c._shape %}
-{% set native = c.api == "native" %}
-package {{ c.package }}
+<% import "plugin.jinja" as plugin %>
+<% set c = cookiecutter %>
+<% set P = c.plugin_name %>
+<% set T = c._names %>
+<% set S = c._shape %>
+<% set native = c.api == "native" %>
+package [[ c.package ]]
 
 import (
 	"context"
@@ -17,13 +17,13 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
-	"{{ c.module }}/internal/fw"
-	"{{ c.module }}/internal/schedtest"
+	"[[ c.module ]]/internal/fw"
+	"[[ c.module ]]/internal/schedtest"
 )
 
 // extensions are the extension points the plugin is enabled at in these tests, as in
 // deploy/scheduler-config.yaml.
-var extensions = []string{ {%- for e in c._data.extensions -%}"{{ e }}"{{ ", " if not loop.last }}{%- endfor -%} }
+var extensions = []string{ <%- for e in c._data.extensions -%>"[[ e ]]"[[ ", " if not loop.last ]]<%- endfor -%> }
 
 const poolLabel = "example.com/pool"
 
@@ -51,4 +51,4 @@ func cluster() ([]*v1.Node, []*v1.Pod) {
 	return nodes, pods
 }
 
-{{ plugin.parts(c, "plugin_test_go") -}}
+[[ plugin.parts(c, "plugin_test_go") -]]

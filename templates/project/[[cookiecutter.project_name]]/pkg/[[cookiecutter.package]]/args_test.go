@@ -1,6 +1,6 @@
-{% set P = cookiecutter.plugin_name %}
-{% if cookiecutter.args %}
-package {{ cookiecutter.package }}
+<% set P = cookiecutter.plugin_name %>
+<% if cookiecutter.args %>
+package [[ cookiecutter.package ]]
 
 import (
 	"strings"
@@ -14,25 +14,25 @@ func TestDecodeArgs(t *testing.T) {
 	tests := []struct {
 		name    string
 		obj     runtime.Object
-		want    {{ P }}Args
+		want    [[ P ]]Args
 		wantErr string
 	}{
-		{name: "nil gives defaults", obj: nil, want: {{ P }}Args{ResourceName: v1.ResourceCPU}},
-		{name: "empty raw gives defaults", obj: &runtime.Unknown{}, want: {{ P }}Args{ResourceName: v1.ResourceCPU}},
+		{name: "nil gives defaults", obj: nil, want: [[ P ]]Args{ResourceName: v1.ResourceCPU}},
+		{name: "empty raw gives defaults", obj: &runtime.Unknown{}, want: [[ P ]]Args{ResourceName: v1.ResourceCPU}},
 		{
 			name: "json",
 			obj:  &runtime.Unknown{Raw: []byte(`{"nodeLabel":"example.com/pool","resourceName":"nvidia.com/gpu"}`), ContentType: runtime.ContentTypeJSON},
-			want: {{ P }}Args{NodeLabel: "example.com/pool", ResourceName: "nvidia.com/gpu"},
+			want: [[ P ]]Args{NodeLabel: "example.com/pool", ResourceName: "nvidia.com/gpu"},
 		},
 		{
 			name: "yaml",
 			obj:  &runtime.Unknown{Raw: []byte("nodeLabel: example.com/pool\n"), ContentType: runtime.ContentTypeYAML},
-			want: {{ P }}Args{NodeLabel: "example.com/pool", ResourceName: v1.ResourceCPU},
+			want: [[ P ]]Args{NodeLabel: "example.com/pool", ResourceName: v1.ResourceCPU},
 		},
 		{
 			name: "typed",
-			obj:  &{{ P }}Args{ResourceName: v1.ResourceMemory},
-			want: {{ P }}Args{ResourceName: v1.ResourceMemory},
+			obj:  &[[ P ]]Args{ResourceName: v1.ResourceMemory},
+			want: [[ P ]]Args{ResourceName: v1.ResourceMemory},
 		},
 		{name: "unknown field", obj: &runtime.Unknown{Raw: []byte(`{"nodeLable":"x"}`)}, wantErr: `unknown field "nodeLable"`},
 		{name: "wrong type", obj: &runtime.Unknown{Raw: []byte(`{"nodeLabel":7}`)}, wantErr: "nodeLabel"},
@@ -60,10 +60,10 @@ func TestDecodeArgs(t *testing.T) {
 }
 
 func TestArgsDeepCopy(t *testing.T) {
-	in := &{{ P }}Args{NodeLabel: "example.com/pool", ResourceName: v1.ResourceCPU}
-	out, ok := in.DeepCopyObject().(*{{ P }}Args)
+	in := &[[ P ]]Args{NodeLabel: "example.com/pool", ResourceName: v1.ResourceCPU}
+	out, ok := in.DeepCopyObject().(*[[ P ]]Args)
 	if !ok || out == in || *out != *in {
 		t.Fatalf("DeepCopyObject gave %#v", out)
 	}
 }
-{% endif %}
+<% endif %>

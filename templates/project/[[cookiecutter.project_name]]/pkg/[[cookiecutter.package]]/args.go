@@ -1,7 +1,7 @@
-{% set c = cookiecutter %}
-{% set P = c.plugin_name %}
-{% if cookiecutter.args %}
-package {{ c.package }}
+<% set c = cookiecutter %>
+<% set P = c.plugin_name %>
+<% if cookiecutter.args %>
+package [[ c.package ]]
 
 import (
 	"fmt"
@@ -16,10 +16,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// {{ P }}Args are the plugin's arguments, given in the scheduler configuration as
+// [[ P ]]Args are the plugin's arguments, given in the scheduler configuration as
 //
 //	pluginConfig:
-//	- name: {{ P }}
+//	- name: [[ P ]]
 //	  args:
 //	    nodeLabel: example.com/accelerator
 //	    resourceName: nvidia.com/gpu
@@ -29,7 +29,7 @@ import (
 //
 // +k8s:deepcopy-gen=true
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-type {{ P }}Args struct {
+type [[ P ]]Args struct {
 	metav1.TypeMeta `json:",inline"`
 
 	// NodeLabel is a label key a node must carry to be feasible. Empty: no label needed.
@@ -40,14 +40,14 @@ type {{ P }}Args struct {
 }
 
 // SetDefaults fills in what the configuration left out.
-func (a *{{ P }}Args) SetDefaults() {
+func (a *[[ P ]]Args) SetDefaults() {
 	if a.ResourceName == "" {
 		a.ResourceName = v1.ResourceCPU
 	}
 }
 
 // Validate reports every invalid field with its path under pluginConfig args.
-func (a *{{ P }}Args) Validate() error {
+func (a *[[ P ]]Args) Validate() error {
 	var errs field.ErrorList
 	if a.NodeLabel != "" {
 		for _, msg := range validation.IsQualifiedName(a.NodeLabel) {
@@ -63,11 +63,11 @@ func (a *{{ P }}Args) Validate() error {
 // DecodeArgs turns the pluginConfig args the scheduler hands an out-of-tree plugin (a
 // *runtime.Unknown holding JSON or YAML, or nil) into defaulted, validated Args. The
 // decoding is strict: a field the Args type does not have is an error naming it.
-func DecodeArgs(obj runtime.Object) (*{{ P }}Args, error) {
-	args := &{{ P }}Args{}
+func DecodeArgs(obj runtime.Object) (*[[ P ]]Args, error) {
+	args := &[[ P ]]Args{}
 	switch v := obj.(type) {
 	case nil:
-	case *{{ P }}Args:
+	case *[[ P ]]Args:
 		args = v.DeepCopy()
 	case *runtime.Unknown:
 		if len(v.Raw) > 0 {
@@ -76,7 +76,7 @@ func DecodeArgs(obj runtime.Object) (*{{ P }}Args, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("%s args: want *runtime.Unknown or *{{ P }}Args, got %T", Name, obj)
+		return nil, fmt.Errorf("%s args: want *runtime.Unknown or *[[ P ]]Args, got %T", Name, obj)
 	}
 	args.SetDefaults()
 	if err := args.Validate(); err != nil {
@@ -87,7 +87,7 @@ func DecodeArgs(obj runtime.Object) (*{{ P }}Args, error) {
 
 // decodeStrict decodes JSON or YAML without coercing types and without ignoring
 // unknown or duplicate fields.
-func decodeStrict(raw []byte, into *{{ P }}Args) error {
+func decodeStrict(raw []byte, into *[[ P ]]Args) error {
 	data, err := yaml.YAMLToJSON(raw)
 	if err != nil {
 		return err
@@ -98,4 +98,4 @@ func decodeStrict(raw []byte, into *{{ P }}Args) error {
 	}
 	return utilerrors.NewAggregate(strict)
 }
-{% endif %}
+<% endif %>
