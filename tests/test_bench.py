@@ -20,7 +20,7 @@ import pytest
 from conftest import Run
 
 from kplugin.bench import metrics, report, results, workload
-from kplugin.bench.client import CreationStats, query
+from kplugin.bench.loadgen import CreationStats
 from kplugin.bench.run import (
     BASELINE,
     PROJECT,
@@ -30,6 +30,7 @@ from kplugin.bench.run import (
     Settings,
 )
 from kplugin.core.errors import UsageError
+from kplugin.e2e.apiclient import query
 
 Kplugin = Callable[..., Run]
 
@@ -400,40 +401,55 @@ def test_a_dry_queue_is_told() -> None:
 # --- the kubeconfig ----------------------------------------------------------------------------
 
 
-def test_kubeconfig_token_and_inline_certificates(tmp_path: Path) -> None:
-    from kplugin.bench import kubeconfig
-
-    config = tmp_path / "config"
-    config.write_text(
-        """\
+KUBECONFIG = """\
 apiVersion: v1
 kind: Config
 current-context: kwok
 contexts:
 - {name: kwok, context: {cluster: c, user: u}}
+- {name: other, context: {cluster: c, user: t}}
 clusters:
 - {name: c, cluster: {server: "https://127.0.0.1:6443", certificate-authority-data: "Y2E="}}
 users:
 - {name: u, user: {client-certificate-data: "Y2VydA==", client-key-data: "a2V5"}}
+- {name: t, user: {token: secret}}
 """
-    )
-    secrets = tmp_path / "secrets"
-    secrets.mkdir()
-    endpoint = kubeconfig.endpoint(config, secrets)
-    assert endpoint.server == "https://127.0.0.1:6443" and endpoint.token is None
-    assert endpoint.ca_file is not None and endpoint.ca_file.read_bytes() == b"ca"
-    assert endpoint.key_file is not None and endpoint.key_file.read_bytes() == b"key"
-    assert stat.S_IMODE(os.stat(endpoint.key_file).st_mode) == 0o600
-    config.write_text(
-        config.read_text().replace(
-            '{client-certificate-data: "Y2VydA==", client-key-data: "a2V5"}', "{exec: {command: aws}}"
-        )
-    )
-    with pytest.raises(UsageError, match="authenticates through an exec plugin"):
-        kubeconfig.endpoint(config, secrets)
+
+
+def test_kubeconfig_inline_certificates_and_contexts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kplugin bench reads --kubeconfig as kplugin e2e and snapshot do (one reader):
+    inline certificates and keys pass through files only their owner can read, --context
+    picks a context, and the scheduler is given that context alone."""
+    import ssl
+
+    from kplugin.e2e import apiclient, kubeconfig
+
+    seen: dict[str, tuple[bytes, int]] = {}
+
+    def capture(endpoint: apiclient.Endpoint) -> ssl.SSLContext:  # the files exist while TLS loads them
+        for name in ("cert_file", "key_file"):
+            path = getattr(endpoint, name)
+            if path is not None:
+                seen[name] = (Path(path).read_bytes(), stat.S_IMODE(os.stat(path).st_mode))
+        return ssl.create_default_context()
+
+    monkeypatch.setattr(apiclient.Endpoint, "ssl_context", capture)
+    config = tmp_path / "config"
+    config.write_text(KUBECONFIG)
+    endpoint = kubeconfig.endpoint(kubeconfig.load(config))
+    assert endpoint.server == "https://127.0.0.1:6443" and endpoint.token is None and endpoint.ca_data == b"ca"
+    assert seen == {"cert_file": (b"cert", 0o600), "key_file": (b"key", 0o600)}
+    other = kubeconfig.load(config, "other")
+    assert kubeconfig.endpoint(other).token == "secret"
+    narrowed = other.write_narrowed(tmp_path / "scheduler.kubeconfig")
+    assert stat.S_IMODE(os.stat(narrowed).st_mode) == 0o600
+    assert "current-context: other" in narrowed.read_text() and "Y2VydA==" not in narrowed.read_text()
+    config.write_text(KUBECONFIG.replace("{token: secret}", "{auth-provider: {name: gcp}}"))
+    with pytest.raises(UsageError, match="authenticates with auth-provider, which kplugin does not support"):
+        kubeconfig.load(config, "other")
     config.write_text("apiVersion: v1\nkind: Config\n")
-    with pytest.raises(UsageError, match="has no current-context"):
-        kubeconfig.endpoint(config, secrets)
+    with pytest.raises(UsageError, match="no current-context; choose one with --context"):
+        kubeconfig.load(config)
 
 
 def test_query_parameters_are_the_apis_camel_case() -> None:
@@ -458,6 +474,7 @@ def test_query_parameters_are_the_apis_camel_case() -> None:
         (["--workload", "missing.yaml"], "--workload missing.yaml: no such file"),
         (["--report", "out.png"], "--report out.png: write .html (the pictures and the tables) or .svg"),
         (["--workload", "basic", "--case", "A/b"], "--case is for a workload file"),
+        (["--context", "kwok"], "--context picks a context of --kubeconfig; give --kubeconfig too"),
     ],
 )
 def test_bad_input_is_exit_2_and_one_line(

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kplugin.bench import metrics
-from kplugin.bench.client import ApiError, BindWatch, Client, Creation, CreationStats, Endpoint, RateLimiter, query
+from kplugin.bench.loadgen import BindWatch, Creation, CreationStats, RateLimiter
 from kplugin.bench.workload import (
     Barrier,
     Churn,
@@ -45,6 +45,8 @@ from kplugin.bench.workload import (
 from kplugin.config import render
 from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError, OperationError, UsageError
+from kplugin.e2e import kubeconfig as kubeconfigs
+from kplugin.e2e.apiclient import ApiError, Client, Endpoint, query
 from kplugin.e2e.controlplane import ControlPlane, Process, free_ports
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
@@ -77,6 +79,7 @@ EXTENSION_POINTS = (
 # plugin_execution_duration_seconds goes through the scheduler's asynchronous recorder,
 # flushed once a second: wait that long before reading /metrics at a phase's edge
 FLUSH_SECONDS = 1.3
+CLIENT_TIMEOUT = 60.0  # the load generator's requests (a loaded API server answers slowly)
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,8 @@ class Inputs:
     workload: Workload
     profiles: tuple[Profile, Profile]  # baseline, project
     plugins: tuple[str, ...]  # the project's plugins
-    kubeconfig: Path | None = None
+    kubeconfig: kubeconfigs.Kubeconfig | None = None  # an existing cluster's (its chosen context)
+    endpoint: Endpoint | None = None  # of that context, its credentials obtained once
     allow_existing_pods: bool = False
     notices: tuple[str, ...] = ()
 
@@ -449,6 +453,8 @@ class _Churn:
                 rounds += 1
         except BaseException as err:  # handed to the run
             self.error = err
+        finally:
+            self.run.cluster.client.close()  # this thread's connection
 
     def stop(self) -> None:
         self.stop_event.set()
@@ -519,7 +525,7 @@ class _Run:
             if err.status in (400, 422):
                 return UsageError(
                     f"{self.workload.source}: workloadTemplate[{op.index}] (createPods): the API server refuses "
-                    f"its pods: {err.message}"
+                    f"its pods: {err.detail}"
                 )
             return err
 
@@ -805,7 +811,7 @@ def _create_nodes(
     def refused(_: int, err: ApiError) -> BaseException:
         if err.status in (400, 422):
             return UsageError(
-                f"workloadTemplate[{op.index}] (createNodes): the API server refuses its nodes: {err.message}"
+                f"workloadTemplate[{op.index}] (createNodes): the API server refuses its nodes: {err.detail}"
             )
         return err
 
@@ -986,24 +992,20 @@ def run(inputs: Inputs, binary: Path, apiserver: Path | None, settings: Settings
         if inputs.kubeconfig is None:
             assert apiserver is not None
             plane = stack.enter_context(ControlPlane(work, apiserver, reporter.step))
-            assert plane.api is not None
-            endpoint = Endpoint(plane.api.url, plane.token, plane.api.cafile)
+            client = plane.client(timeout=CLIENT_TIMEOUT)
             kubeconfig = plane.kubeconfig()
             apiserver_pid = next(p.popen.pid for p in plane.processes if p.name == "kube-apiserver")
             mode = "local control plane"
         else:
-            from kplugin.bench import kubeconfig as kubeconfigs
-
-            secrets_dir = work / "secrets"
-            secrets_dir.mkdir(mode=0o700)
-            endpoint = kubeconfigs.endpoint(inputs.kubeconfig, secrets_dir)
-            kubeconfig = inputs.kubeconfig.absolute()
+            endpoint = inputs.endpoint or kubeconfigs.endpoint(inputs.kubeconfig)
+            client = Client(endpoint, timeout=CLIENT_TIMEOUT)
+            # the chosen context alone, relative paths made absolute: the scheduler cannot pick one
+            kubeconfig = inputs.kubeconfig.write_narrowed(work / "kubeconfig")
             mode = endpoint.server
-        client = Client(endpoint)
         stack.callback(client.close)
         cluster = Cluster(client, kubeconfig, bench_id, existing=inputs.kubeconfig is not None)
         if cluster.existing:
-            reporter.step(f"checking {endpoint.server} (schedulerNames in use)")
+            reporter.step(f"checking {mode} (schedulerNames in use)")
             check_cluster(cluster, inputs)
             stack.callback(lambda: notices.extend(remove_everything(cluster, reporter)))
         node_stats = CreationStats()
@@ -1073,6 +1075,7 @@ def prepare(
     nodes: int | None = None,
     pods: int | None = None,
     kubeconfig: Path | None = None,
+    context: str | None = None,
     allow_existing_pods: bool = False,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Inputs:
@@ -1084,11 +1087,10 @@ def prepare(
     workloads.check_count(nodes, "--nodes", workloads.MAX_NODES, "nodes")
     workloads.check_count(pods, "--pods", workloads.MAX_PODS, "pods")
     loaded = load_workload(choice, case)
+    cluster_config = endpoint = None
     if kubeconfig is not None:
-        from kplugin.bench import kubeconfig as kubeconfigs
-
-        with tempfile.TemporaryDirectory(prefix="kplugin-bench-check-") as scratch:
-            kubeconfigs.endpoint(kubeconfig, Path(scratch))
+        cluster_config = kubeconfigs.load(kubeconfig, context)
+        endpoint = kubeconfigs.endpoint(cluster_config)  # an exec plugin runs once, here
     request = render.RenderRequest(project=project, target=project.target, leader_elect=False)
     config = render.build_config(request, progress)
     plugins = tuple(p.name for p in project.plugins)
@@ -1100,7 +1102,8 @@ def prepare(
         workload=scaled,
         profiles=profiles(config, project),
         plugins=plugins,
-        kubeconfig=kubeconfig,
+        kubeconfig=cluster_config,
+        endpoint=endpoint,
         allow_existing_pods=allow_existing_pods,
         notices=(*request.notices, *scaled.notices),
     )

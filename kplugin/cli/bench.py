@@ -7,11 +7,14 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from kplugin.cli import app
+
+if TYPE_CHECKING:
+    from kplugin.e2e.kubeconfig import Kubeconfig
 
 EPILOG = """Examples:
 
@@ -137,6 +140,9 @@ def bench(
         Path | None,
         typer.Option("--kubeconfig", help="Run against this existing cluster instead of a local control plane."),
     ] = None,
+    context: Annotated[
+        str | None, typer.Option("--context", help="With --kubeconfig: this context (default: its current-context).")
+    ] = None,
     allow_existing_pods: Annotated[
         bool,
         typer.Option(
@@ -179,6 +185,8 @@ def bench(
         raise UsageError(f"--workers {workers}: must be from 1 to 500")
     if not 5 <= timeout <= 3600:
         raise UsageError(f"--timeout {timeout:g}: must be from 5 to 3600 seconds")
+    if context is not None and kubeconfig is None:
+        raise UsageError("--context picks a context of --kubeconfig; give --kubeconfig too")
     report_target = _check_report(report)
     project = projects.load(path)
     target = resolve(k8s) if k8s is not None else project.target
@@ -210,6 +218,7 @@ def bench(
             nodes=nodes,
             pods=pods,
             kubeconfig=kubeconfig,
+            context=context,
             allow_existing_pods=allow_existing_pods,
             progress=say,
         )
@@ -223,7 +232,7 @@ def bench(
         w = inputs.workload
         say(
             f"bench: {w.title} ({w.nodes} nodes, {w.measured_pods} of {w.pods} pods measured) on "
-            f"{'the local control plane' if kubeconfig is None else kubeconfig}, "
+            f"{'the local control plane' if inputs.kubeconfig is None else _where(inputs.kubeconfig)}, "
             f"{repeat} pair(s) of runs: baseline {inputs.profiles[0].scheduler_name} and "
             f"project {inputs.profiles[1].scheduler_name} ({', '.join(inputs.plugins)})"
         )
@@ -270,3 +279,7 @@ def bench(
             f"{(1 - ratio) * 100:.0f}% of the baseline's throughput"
         )
     sys.stdout.flush()
+
+
+def _where(config: Kubeconfig) -> str:
+    return f"{config.server} (context {config.context} of {config.path})"

@@ -1,6 +1,6 @@
 """A small Kubernetes API client over keep-alive HTTPS connections: JSON requests,
 paginated lists and watches. It serves the local control plane, a user's cluster
-(through a kubeconfig) and bulk creation alike.
+(through a kubeconfig), bulk creation and kplugin bench's load generator alike.
 
 Each thread gets its own connection (``http.client`` connections are not thread-safe),
 so a pool of worker threads is a pool of connections. Errors are one line that names the
@@ -30,12 +30,14 @@ LIST_PAGE = 500
 
 
 class ApiError(OperationError):
-    """The API server answered with an error status."""
+    """The API server answered with an error status; ``detail`` is the server's own
+    message, without kplugin's words around it."""
 
-    def __init__(self, message: str, status: int, reason: str = "") -> None:
+    def __init__(self, message: str, status: int, reason: str = "", detail: str = "") -> None:
         super().__init__(message)
         self.status = status
         self.reason = reason
+        self.detail = detail or message
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,20 @@ class _Tls(http.client.HTTPSConnection):
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+def query(path: str, **params: str | int | None) -> str:
+    """``path`` with query parameters given in snake_case (label_selector=...), those
+    that are None left out."""
+
+    def camel(name: str) -> str:
+        first, *rest = name.split("_")
+        return first + "".join(part.capitalize() for part in rest)
+
+    shown = {camel(k): v for k, v in params.items() if v is not None}
+    if not shown:
+        return path
+    return f"{path}{'&' if '?' in path else '?'}{urllib.parse.urlencode(shown)}"
+
+
 def _reason(err: BaseException) -> str:
     if isinstance(err, ssl.SSLCertVerificationError):
         return f"TLS certificate not trusted ({err.verify_message})"
@@ -137,7 +153,7 @@ class Client:
         """One request: (status, body, response). Connection problems raise
         OperationError after one retry on a fresh connection (a kept-alive connection the
         server closed in between fails once)."""
-        data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else None)
+        data = body if isinstance(body, bytes) else (_encode(body) if body is not None else None)
         headers = dict(self._headers)
         if data is not None:
             headers["Content-Type"] = content_type
@@ -187,10 +203,12 @@ class Client:
             message, reason = str(decoded.get("message") or message), str(decoded.get("reason") or "")
         message = " ".join(message.split())[:300]
         if status == 401:
-            return ApiError(f"{self.endpoint.name} refused the credentials (401 Unauthorized): {message}", 401, reason)
-        if status == 403:
-            return ApiError(f"{self.endpoint.name}: {method} {path}: forbidden: {message}", 403, reason)
-        return ApiError(f"{self.endpoint.name}: {method} {path}: {status} {message}", status, reason)
+            shown = f"{self.endpoint.name} refused the credentials (401 Unauthorized): {message}"
+        elif status == 403:
+            shown = f"{self.endpoint.name}: {method} {path}: forbidden: {message}"
+        else:
+            shown = f"{self.endpoint.name}: {method} {path}: {status} {message}"
+        return ApiError(shown, status, reason, message)
 
     def get(self, path: str) -> Any:
         return self.request("GET", path)
@@ -229,16 +247,54 @@ class Client:
             if not token:
                 return
 
+    def list_all(self, path: str, each: Callable[[dict[str, Any]], None]) -> str:
+        """Every item of ``path`` handed to ``each``, page by page; returns the list's
+        resourceVersion, to watch from."""
+        version: list[str] = []
+        for item in self.list_pages(path, version=version):
+            each(item)
+        return version[0] if version else ""
+
+    def follow(
+        self,
+        path: str,
+        version: str,
+        each: Callable[[str, dict[str, Any]], None],
+        stopped: Callable[[], bool],
+        timeout_seconds: int = 300,
+        opened: Callable[[http.client.HTTPConnection], None] = lambda _: None,
+        answered: Callable[[], None] = lambda: None,
+    ) -> None:
+        """Keep up with ``path`` from ``version`` (see ``list_all``) until ``stopped()``:
+        each event but bookmarks goes to ``each(type, object)``; a watch the server ends
+        is opened again where it left off; one too old to resume (410) lists again, its
+        items handed on as ADDED. Other watch errors are raised."""
+        while not stopped():
+            for event in self.watch(path, version, timeout_seconds, opened, answered):
+                if stopped():
+                    return
+                kind, obj = str(event.get("type")), event.get("object") or {}
+                if kind == "ERROR":
+                    if obj.get("code") == 410:
+                        version = self.list_all(path, lambda item: each("ADDED", item))
+                        break
+                    raise OperationError(f"{self.endpoint.name}: watching {path.split('?')[0]}: {obj.get('message')}")
+                version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
+                if kind != "BOOKMARK":
+                    each(kind, obj)
+
     def watch(
         self,
         path: str,
         resource_version: str,
         timeout_seconds: int = 300,
         opened: Callable[[http.client.HTTPConnection], None] = lambda _: None,
+        answered: Callable[[], None] = lambda: None,
     ) -> Iterator[dict[str, Any]]:
         """Watch events from ``resource_version`` on a connection of its own (handed to
         ``opened``, so another thread can close it), until the server ends the watch (at
-        most ``timeout_seconds``) or the connection is closed."""
+        most ``timeout_seconds``) or the connection is closed. ``answered`` is called
+        once the server has accepted the watch, before its first event."""
         sep = "&" if "?" in path else "?"
         query = f"watch=1&allowWatchBookmarks=true&resourceVersion={resource_version}&timeoutSeconds={timeout_seconds}"
         conn = self.endpoint.connect(timeout_seconds + 30)
@@ -251,6 +307,7 @@ class Client:
                 raise OperationError(f"cannot reach {self.endpoint.name}: {_reason(err)}") from None
             if response.status >= 400:
                 raise self.error("GET", path, response.status, response.read())
+            answered()
             while True:
                 try:
                     line = response.readline()
@@ -262,3 +319,7 @@ class Client:
                     yield json.loads(line)
         finally:
             conn.close()
+
+
+def _encode(body: Any) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()

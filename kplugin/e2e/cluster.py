@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import secrets
 import time
 import urllib.parse
@@ -220,9 +219,7 @@ class Existing:
         return f"{wanted[:50]}-{self.run}"
 
     def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Process:
-        kubeconfig = self.work / "kubeconfig"
-        kubeconfig.write_text(yamlio.dump(self.config.narrowed()))
-        os.chmod(kubeconfig, 0o600)
+        kubeconfig = self.config.write_narrowed(self.work / "kubeconfig")
         document = {**config, "clientConnection": {"kubeconfig": str(kubeconfig), "qps": self.qps, "burst": self.qps}}
         path = self.work / "scheduler-config.yaml"
         path.write_text(yamlio.dump(document))

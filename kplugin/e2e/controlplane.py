@@ -11,19 +11,14 @@ directory; ``stop`` ends every process it started.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import secrets
 import shutil
 import signal
 import socket
-import ssl
 import subprocess
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -97,44 +92,6 @@ def apiserver_binary(project: Project, progress: Progress) -> Path:
     return binary
 
 
-class Api:
-    """A minimal client of the API server: JSON over HTTPS with a bearer token."""
-
-    def __init__(self, url: str, token: str, cafile: Path) -> None:
-        self.url = url
-        self.token = token
-        self.cafile = cafile
-        self._context: ssl.SSLContext | None = None
-
-    def _ssl(self) -> ssl.SSLContext:
-        if self._context is None:
-            self._context = ssl.create_default_context(cafile=str(self.cafile))
-        return self._context
-
-    def request(self, method: str, path: str, body: Any = None, timeout: float = 10.0) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(f"{self.url}{path}", data=data, method=method)
-        req.add_header("Authorization", f"Bearer {self.token}")
-        req.add_header("Accept", "application/json")
-        if data is not None:
-            req.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(req, context=self._ssl(), timeout=timeout) as response:
-                text = response.read().decode()
-        except urllib.error.HTTPError as err:
-            detail = err.read().decode(errors="replace")
-            with contextlib.suppress(ValueError, AttributeError):
-                detail = json.loads(detail).get("message", detail)
-            raise OperationError(f"API server: {method} {path}: {err.code} {detail}") from None
-        return json.loads(text) if text.strip().startswith(("{", "[")) else text
-
-    def get(self, path: str) -> Any:
-        return self.request("GET", path)
-
-    def create(self, path: str, body: Any) -> Any:
-        return self.request("POST", path, body)
-
-
 class Process:
     """One started component: its log file, and a clear error if it dies."""
 
@@ -190,7 +147,9 @@ class ControlPlane:
         self.processes: list[Process] = []
         self.token = secrets.token_hex(16)
         self.port = 0
-        self.api: Api | None = None
+        self.url = ""
+        self.cafile = work / "certs" / "apiserver.crt"
+        self.api: Client | None = None  # the admin's (system:masters)
 
     def __enter__(self) -> ControlPlane:
         try:
@@ -253,7 +212,8 @@ class ControlPlane:
                 *self.extra_args,
             ],
         )
-        self.api = Api(f"https://127.0.0.1:{self.port}", self.token, certs / "apiserver.crt")
+        self.url = f"https://127.0.0.1:{self.port}"
+        self.api = Client(Endpoint(self.url, token=self.token, ca_file=str(self.cafile)))
         self._wait_ready()
 
     def _wait_ready(self) -> None:
@@ -262,13 +222,13 @@ class ControlPlane:
         last = "no answer"
         while time.monotonic() < deadline:
             self.check()
-            if self.api.cafile.is_file():
+            if self.cafile.is_file():
                 try:
                     # ready, and the default namespace the scenario's pods go to is created
                     if self.api.request("GET", "/readyz", timeout=5) == "ok":
                         self.api.get("/api/v1/namespaces/default")
                         return
-                except (OperationError, OSError) as err:
+                except OperationError as err:
                     last = str(err)
             time.sleep(0.5)
         raise OperationError(
@@ -307,9 +267,7 @@ class ControlPlane:
         config = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [
-                {"name": "local", "cluster": {"server": self.api.url, "certificate-authority": str(self.api.cafile)}}
-            ],
+            "clusters": [{"name": "local", "cluster": {"server": self.url, "certificate-authority": str(self.cafile)}}],
             "users": [{"name": "scheduler", "user": {"token": token or self.token}}],
             "contexts": [{"name": "local", "context": {"cluster": "local", "user": "scheduler"}}],
             "current-context": "local",
@@ -319,9 +277,10 @@ class ControlPlane:
         return path
 
     def client(self, timeout: float = 30.0) -> Client:
-        """A client of this API server with the admin token (system:masters)."""
+        """A client of this API server with the admin token (system:masters): its own
+        connections, the same TLS settings."""
         assert self.api is not None
-        return Client(Endpoint(self.api.url, token=self.token, ca_file=str(self.api.cafile)), timeout)
+        return Client(self.api.endpoint, timeout)
 
     def scheduler(self, binary: Path, config: Path, verbosity: int, vmodule: str = "schedule_one=10") -> Process:
         # schedule_one.go logs each plugin's score per node at V(10) (1.28 to 1.37 alike)
@@ -332,6 +291,8 @@ class ControlPlane:
             process.check()
 
     def stop(self) -> None:
+        if self.api is not None:
+            self.api.close()
         for process in reversed(self.processes):
             process.stop()
         self.processes = []

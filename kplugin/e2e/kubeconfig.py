@@ -61,6 +61,12 @@ class Kubeconfig:
             "current-context": self.context,
         }
 
+    def write_narrowed(self, path: Path) -> Path:
+        """``narrowed()`` into ``path``, readable by its owner only (it may hold
+        credentials): the kubeconfig a scheduler kplugin starts is given."""
+        _private(path, yamlio.dump(self.narrowed()).encode())
+        return path
+
 
 def load(path: Path, context: str | None = None, option: str = "--kubeconfig") -> Kubeconfig:
     """Read a kubeconfig and pick ``context`` (default: its current-context)."""
@@ -110,6 +116,13 @@ def _data(value: Any, where: str) -> bytes:
         raise UsageError(f"{where} is not base64") from None
 
 
+def _private(path: Path, data: bytes) -> None:
+    """``data`` into a new file only its owner can read (0600 from the start)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
 def _exec_credential(config: Kubeconfig, spec: dict[str, Any]) -> dict[str, Any]:
     """Run the exec plugin (client.authentication.k8s.io) and return its status."""
     command = spec.get("command")
@@ -143,8 +156,7 @@ def endpoint(config: Kubeconfig) -> Endpoint:
         def local(key_file: str, key_data: str, section: dict[str, Any], name: str) -> str | None:
             if section.get(key_data):
                 path = Path(tmp) / name
-                path.write_bytes(_data(section[key_data], f"{where}: {key_data}"))
-                path.chmod(0o600)
+                _private(path, _data(section[key_data], f"{where}: {key_data}"))
                 return str(path)
             if section.get(key_file):
                 path = Path(str(section[key_file]))
@@ -165,9 +177,8 @@ def endpoint(config: Kubeconfig) -> Endpoint:
             token = status.get("token") or token
             if status.get("clientCertificateData") and status.get("clientKeyData"):
                 cert_path, key_path = Path(tmp) / "exec.crt", Path(tmp) / "exec.key"
-                cert_path.write_text(str(status["clientCertificateData"]))
-                key_path.write_text(str(status["clientKeyData"]))
-                key_path.chmod(0o600)
+                _private(cert_path, str(status["clientCertificateData"]).encode())
+                _private(key_path, str(status["clientKeyData"]).encode())
                 cert, key = str(cert_path), str(key_path)
         ca_data = None
         if cluster.get("certificate-authority-data"):

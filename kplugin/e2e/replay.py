@@ -18,7 +18,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -161,17 +161,11 @@ class PodWatch:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        version = self._list()
+        # every pod, page by page (a cluster's worth in one answer would be gigabytes of
+        # Python objects), then a watch from the list's resourceVersion
+        version = self.client.list_all(self.path, lambda item: self._update("ADDED", item))
         self._thread = threading.Thread(target=self._follow, args=(version,), daemon=True)
         self._thread.start()
-
-    def _list(self) -> str:
-        """Every pod, page by page (a cluster's worth in one answer would be gigabytes
-        of Python objects); returns the resourceVersion to watch from."""
-        version: list[str] = []
-        for item in self.client.list_pages(self.path, version=version):
-            self._update("ADDED", item)
-        return version[0] if version else ""
 
     def stop(self) -> None:
         self.stopped = True
@@ -180,32 +174,15 @@ class PodWatch:
             with contextlib.suppress(OSError):
                 conn.sock.shutdown(2)
 
+    def _opened(self, conn: http.client.HTTPConnection) -> None:
+        self._conn = conn
+
     def _follow(self, version: str) -> None:
-        while not self.stopped:
-            try:
-                for event in self._events(version):
-                    kind, obj = event.get("type"), event.get("object") or {}
-                    if kind == "ERROR":
-                        if obj.get("code") == 410:  # too old: list again
-                            version = self._list()
-                            break
-                        raise OperationError(f"watching pods: {obj.get('message')}")
-                    version = (obj.get("metadata") or {}).get("resourceVersion") or version
-                    if kind != "BOOKMARK":
-                        self._update(str(kind), obj)
-            except BaseException as err:  # the API server went away: the run reports it
-                if not self.stopped:
-                    self.failure = err
-                return
-
-    def _events(self, version: str) -> Iterator[dict[str, Any]]:
-        def opened(conn: http.client.HTTPConnection) -> None:
-            self._conn = conn
-
-        for event in self.client.watch(self.path, version, 600, opened):
-            if self.stopped:
-                return
-            yield event
+        try:
+            self.client.follow(self.path, version, self._update, lambda: self.stopped, 600, self._opened)
+        except BaseException as err:  # the API server went away: the run reports it
+            if not self.stopped:
+                self.failure = err
 
     def _update(self, kind: str, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
