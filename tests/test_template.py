@@ -11,7 +11,7 @@ import subprocess
 import sys
 import zipfile
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from conftest import REPO, Run, tree
@@ -111,3 +111,38 @@ def test_a_fork_kplugin_cannot_use_is_refused(kplugin: New, tmp_path: Path, brok
     assert run.code == 2, run.stderr
     assert needle in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists() and not (tmp_path.parent / "evil.txt").exists()
+
+
+def test_a_file_exists_where_its_declared_condition_holds(kplugin: New, tmp_path: Path) -> None:
+    """_files.when in cookiecutter.json decides whether a file exists; a file that renders
+    empty without a declared condition is an error naming it, not silently left out."""
+    fork = tmp_path / "fork"
+    shutil.copytree(templates_root() / "project", fork)
+    config = json.loads((fork / "cookiecutter.json").read_text())
+    config["_files"]["when"]["NATIVE.md"] = "cookiecutter.api == 'native'"
+    (fork / "cookiecutter.json").write_text(json.dumps(config))
+    (fork / "[[cookiecutter.project_name]]/NATIVE.md").write_text("written against [[ cookiecutter.k8s_minor ]]\n")
+    for api in ("layer", "native"):
+        run = kplugin("new", "acme", "--no-tidy", "--api", api, "--template", str(fork), "-o", str(tmp_path / api))
+        assert run.code == 0, run.stderr
+    assert not (tmp_path / "layer/acme/NATIVE.md").exists()
+    assert (tmp_path / "native/acme/NATIVE.md").read_text().startswith("written against 1.")
+    assert not (tmp_path / "native/acme/internal/fw").exists()  # kplugin's own: api == 'layer'
+
+    (fork / "[[cookiecutter.project_name]]/EMPTY.md").write_text("<% if false %>never<% endif %>\n\n")
+    run = kplugin("new", "acme", "--no-tidy", "--template", str(fork), "-o", str(tmp_path / "empty"))
+    assert run.code == 1
+    assert "EMPTY.md renders empty; declare when it exists in cookiecutter.json's _files.when" in run.stderr
+    assert not (tmp_path / "empty").exists()
+
+
+def test_ownership_is_what_the_template_declares() -> None:
+    """The user's files are _files.user of the template (a path variable is a glob, the
+    extension point each point): the stubs are the user's, the adapter is managed."""
+    from kplugin.generate.scaffold import is_managed, is_user_file
+
+    for user in ("pkg/gpuaware/plugin.go", "pkg/gpuaware/reserve.go", "pkg/x/permit_test.go", "config/args/x.yaml"):
+        assert is_user_file(PurePosixPath(user)), user
+    for managed in ("pkg/gpuaware/zz_generated.adapter.go", "pkg/x/other.go", "internal/fw/zz_generated.fw.go",
+                    "deploy/rbac.yaml", "Makefile"):  # fmt: skip
+        assert not is_user_file(PurePosixPath(managed)) and is_managed(PurePosixPath(managed)), managed

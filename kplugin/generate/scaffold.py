@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from typing import Any
 from kplugin import __version__
 from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError
-from kplugin.generate import chart, sections, stage
+from kplugin.generate import chart, sections, stage, templating
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
 from kplugin.model import goapi, manifests, tools, versions
@@ -21,24 +22,6 @@ from kplugin.model.project import EDITED_FILES, PROJECT_FILE
 from kplugin.model.schedconfig import SchedulerConfig
 from kplugin.model.spec import ExtensionPoint, PluginSpec, ProjectSpec
 
-# Files kplugin writes once and never rewrites: the user's code and documents. Every
-# other file it renders is "managed": kplugin.yaml records its sha256, and upgrade and
-# add plugin rewrite it when it was not edited since (and stop when it was).
-USER_FILES = (
-    "README.md",
-    "cmd/scheduler/plugins.go",
-    "pkg/*/plugin.go",
-    "pkg/*/plugin_test.go",
-    "pkg/*/benchmark_test.go",
-    "pkg/*/args.go",
-    "pkg/*/args_test.go",
-    "pkg/*/register.go",
-    "pkg/*/zz_generated.deepcopy.go",
-    "config/args/*.yaml",
-    # the stubs kplugin add extension-point writes, one file (and test) per point
-    *(f"pkg/*/{point}.go" for point in ExtensionPoint),
-    *(f"pkg/*/{point}_test.go" for point in ExtensionPoint),
-)
 # What the sample Args' SetDefaults sets (templates/plugin/.../args.go): the args of a
 # plugin kplugin generates, as long as its args.go is what kplugin wrote. The
 # integration tests read the same defaults from the Go code.
@@ -46,7 +29,17 @@ SAMPLE_ARGS_DEFAULTS: dict[str, Any] = {"resourceName": "cpu"}
 
 
 def is_user_file(path: PurePosixPath) -> bool:
-    return any(fnmatch.fnmatchcase(path.as_posix(), pattern) for pattern in USER_FILES)
+    """A file kplugin writes once and never rewrites (the user's code and documents), as
+    the project template declares it (cookiecutter.json's ``_files.user``). Every other
+    file it renders is managed: kplugin.yaml records its sha256, and upgrade and add
+    plugin rewrite it when it was not edited since (and stop when it was)."""
+    return any(fnmatch.fnmatchcase(path.as_posix(), pattern) for pattern in _user_files())
+
+
+@functools.cache
+def _user_files() -> tuple[str, ...]:
+    variables = templating.template_variables(templating.templates_root() / templating.PROJECT_TEMPLATE)
+    return templating.user_patterns(variables, {"point": [str(point) for point in ExtensionPoint]})
 
 
 def is_managed(path: PurePosixPath) -> bool:

@@ -11,20 +11,24 @@ here), into a temporary directory it then reads back, inside kplugin's own stagi
 validation and atomic commit: nothing is written into the user's tree until the whole
 project has rendered.
 
-Two rules of our own, applied by ``finish`` (here, and by the template's hook when plain
-cookiecutter renders it): a file that renders to nothing but whitespace is not
-generated (how the template leaves out a file for some inputs), and rendered ``.go``
-files lose the imports they do not use and end in one newline, as gofmt leaves them
-(``gosource.tidy``).
+Who owns each file and when it exists is declared next to the templates, in
+cookiecutter.json's ``_files``: ``user`` lists the files written once and never rewritten
+(every other file is managed: kplugin.yaml records its sha256), ``when`` the condition
+under which a file exists. ``finish_tree`` applies the conditions (here, and by the
+template's hook when plain cookiecutter renders it); a file that renders empty is an
+error, not a way to leave it out; rendered ``.go`` files lose the imports they do not
+use and end in one newline, as gofmt leaves them (``gosource.tidy``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
+import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -49,29 +53,56 @@ def template_variables(template: Path) -> dict[str, Any]:
     return config
 
 
-def finish(path: PurePosixPath, content: bytes) -> bytes | None:
-    """A rendered file as kplugin keeps it: None when it is only whitespace (not
-    generated), a Go file with its unused imports pruned."""
-    if not content.strip():
-        return None
-    if path.suffix == ".go":
-        return gosource.tidy(content.decode()).encode()
-    return content
+def finish_tree(root: Path, values: Mapping[str, Any]) -> None:
+    """kplugin's rules, applied in place to a tree the template rendered into ``root``
+    with the variables ``values`` (by kplugin, and by the template's post-generation hook
+    under plain cookiecutter): a file whose ``_files.when`` condition is false is removed,
+    an empty file is an error (a file's existence is declared, never inferred from an
+    empty render), and Go files lose the imports they do not use."""
+    from cookiecutter.utils import create_env_with_context
 
-
-def finish_tree(root: Path) -> None:
-    """``finish`` applied in place to a rendered tree (the template's post-generation hook)."""
+    env = create_env_with_context({"cookiecutter": dict(values)})  # the template's delimiters
+    for template_path, condition in sorted(_declared(values).get("when", {}).items()):
+        if not env.compile_expression(condition)(cookiecutter=values):
+            target = root / env.from_string(template_path).render(cookiecutter=values)
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                target.unlink()
     for directory, dirs, files in os.walk(root, topdown=False):
-        for name in files:
+        for name in sorted(files):
             path = Path(directory) / name
-            done = finish(PurePosixPath(name), path.read_bytes())
-            if done is None:
-                path.unlink()
-            else:
-                path.write_bytes(done)
+            content = path.read_bytes()
+            if not content.strip():
+                relative = path.relative_to(root).as_posix()
+                raise OperationError(
+                    f"{relative} renders empty; declare when it exists in cookiecutter.json's _files.when"
+                )
+            if path.suffix == ".go":
+                path.write_bytes(gosource.tidy(content.decode()).encode())
         for name in dirs:
             with contextlib.suppress(OSError):  # a directory the files removed above left empty
                 (Path(directory) / name).rmdir()
+
+
+def _declared(values: Mapping[str, Any]) -> dict[str, Any]:
+    files = values.get("_files")
+    return files if isinstance(files, dict) else {}
+
+
+def user_patterns(variables: Mapping[str, Any], choices: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
+    """The globs of the files a template declares the user's (``_files.user``): written
+    once, never rewritten. A variable in a path is each of its ``choices`` where the
+    caller knows them (``point``: the extension points), else ``*``."""
+    env = variables.get("_jinja2_env_vars")
+    env = env if isinstance(env, dict) else {}
+    start, end = re.escape(env.get("variable_start_string", "{{")), re.escape(env.get("variable_end_string", "}}"))
+    variable = re.compile(rf"{start}\s*cookiecutter\.(\w+)\s*{end}")
+    patterns: set[str] = set()
+    for path in _declared(variables).get("user", []):
+        names = variable.findall(path)
+        for picked in itertools.product(*(choices.get(name, ["*"]) for name in names)):
+            pieces = variable.split(path)[::2]  # the text around the variables
+            patterns.add("".join(p for pair in itertools.zip_longest(pieces, picked, fillvalue="") for p in pair))
+    return tuple(sorted(patterns))
 
 
 def render_tree(context: Mapping[str, Any], template: Path | None = None) -> Rendered:
@@ -91,14 +122,13 @@ def render_tree(context: Mapping[str, Any], template: Path | None = None) -> Ren
     with tempfile.TemporaryDirectory(prefix="kplugin-render-") as tmp:
         try:
             generate_files(repo_dir=str(template), context={"cookiecutter": values}, output_dir=tmp, accept_hooks=False)
+            (project,) = Path(tmp).iterdir()
+            finish_tree(project, values)
         except (CookiecutterException, TemplateError) as err:
             raise OperationError(f"template {template} failed to render: {err}") from err
         for path in sorted(Path(tmp).rglob("*")):
             if path.is_file() and not path.is_symlink():
-                relative = PurePosixPath(path.relative_to(tmp).as_posix())
-                content = finish(relative, path.read_bytes())
-                if content is not None:
-                    out[relative] = content
+                out[PurePosixPath(path.relative_to(tmp).as_posix())] = path.read_bytes()
     return out
 
 

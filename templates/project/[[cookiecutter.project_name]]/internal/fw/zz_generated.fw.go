@@ -1,4 +1,3 @@
-<% if cookiecutter.api == "layer" %>
 <% import "go.jinja" as go %>
 <% set c = cookiecutter %>
 <% set N = c._native %>
@@ -273,4 +272,3 @@ type (
 		SignPod(ctx context.Context, pod *v1.Pod) ([]SignFragment, *Status)
 	}
 )
-<% endif %>

@@ -4,7 +4,7 @@
 <% set S = c._shape %>
 <% set native = c.api == "native" %>
 <% set point = c.point %>
-<% if cookiecutter.point %>
+<% if cookiecutter.point %><# renders only for a point: _files.when drops it otherwise #>
 package [[ c.package ]]
 
 // This file is yours: kplugin add extension-point generated it once, with a body that

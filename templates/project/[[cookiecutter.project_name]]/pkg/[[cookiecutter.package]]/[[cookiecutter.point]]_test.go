@@ -2,7 +2,7 @@
 <% set P = c.plugin_name %>
 <% set T = c._names %>
 <% set point = c.point %>
-<% if cookiecutter.point %>
+<% if cookiecutter.point %><# renders only for a point: _files.when drops it otherwise #>
 package [[ c.package ]]
 
 import (

@@ -1,6 +1,5 @@
 <% set c = cookiecutter %>
 <% set P = c.plugin_name %>
-<% if cookiecutter.args %>
 package [[ c.package ]]
 
 import (
@@ -98,4 +97,3 @@ func decodeStrict(raw []byte, into *[[ P ]]Args) error {
 	}
 	return utilerrors.NewAggregate(strict)
 }
-<% endif %>

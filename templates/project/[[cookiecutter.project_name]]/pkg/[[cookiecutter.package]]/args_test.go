@@ -1,5 +1,4 @@
 <% set P = cookiecutter.plugin_name %>
-<% if cookiecutter.args %>
 package [[ cookiecutter.package ]]
 
 import (
@@ -66,4 +65,3 @@ func TestArgsDeepCopy(t *testing.T) {
 		t.Fatalf("DeepCopyObject gave %#v", out)
 	}
 }
-<% endif %>

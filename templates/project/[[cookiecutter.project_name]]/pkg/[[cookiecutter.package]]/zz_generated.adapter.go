@@ -1,5 +1,4 @@
 <% import "plugin.jinja" as plugin %>
-<% if cookiecutter.api == "layer" %>
 <% set c = cookiecutter %>
 <% set P = c.plugin_name %>
 <% set N = c._native %>
@@ -58,4 +57,3 @@ type adapter struct {
 var _ [[ N[point.interface] ]] = (*adapter)(nil)
 <% endfor %>
 [[ plugin.parts(c, "adapter_go") -]]
-<% endif %>
