@@ -65,7 +65,7 @@ def cookiecutter_config(work: Path) -> Path:
     from kplugin.model.spec import ProjectSpec
     from kplugin.model.versions import resolve
 
-    spec = ProjectSpec.build("cc", resolve("1.28.3"))
+    spec = ProjectSpec.create("cc", resolve("1.28.3"))
     config = work / "cookiecutter.yaml"
     config.write_text(yamlio.dump({"default_context": scaffold.template_context(spec)}))
     return config

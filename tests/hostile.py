@@ -63,7 +63,7 @@ def _template(name: str, points: str, plugin: str | None) -> Path:
     from kplugin.model.spec import ProjectSpec
     from kplugin.model.versions import resolve
 
-    spec = ProjectSpec.build(name, resolve(K8S), extension_points=points, plugin=plugin)
+    spec = ProjectSpec.create(name, resolve(K8S), extension_points=points, plugin=plugin)
     dest = _templates() / f"{name}-{points.replace(',', '_')}-{plugin}" / name
     scaffold.new_project(spec, dest)
     return dest

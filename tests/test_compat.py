@@ -16,8 +16,8 @@ MINORS = [r.key for r in supported_releases()]
 
 
 def render(minor: str, api: str = "layer", points: str = ALL_POINTS) -> dict[PurePosixPath, bytes]:
-    spec = ProjectSpec.build("compat", resolve(minor), extension_points=points, api=api)
-    return scaffold.build_plan(spec, Path("/nonexistent/compat")).files
+    spec = ProjectSpec.create("compat", resolve(minor), extension_points=points, api=api)
+    return scaffold.render_project(spec, Path("/nonexistent/compat")).files
 
 
 def user_files(files: dict[PurePosixPath, bytes]) -> dict[PurePosixPath, bytes]:

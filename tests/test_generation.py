@@ -44,7 +44,7 @@ def test_template_error_leaves_nothing(
 
 def test_failure_in_stage_leaves_nothing(tmp_path: Path) -> None:
     """A failing step after the files are staged (go mod tidy) removes the stage."""
-    spec = ProjectSpec.build("gpu", resolve("1.28.3"))
+    spec = ProjectSpec.create("gpu", resolve("1.28.3"))
 
     def failing_tidy(stage: Path) -> list[str]:
         assert (stage / "go.mod").is_file()
@@ -63,7 +63,7 @@ def test_failure_with_force_keeps_existing_files(tmp_path: Path) -> None:
     def failing_tidy(stage: Path) -> list[str]:
         raise OperationError("boom")
 
-    spec = ProjectSpec.build("gpu", resolve("1.28.3"))
+    spec = ProjectSpec.create("gpu", resolve("1.28.3"))
     with pytest.raises(OperationError):
         scaffold.new_project(spec, dest, force=True, tidy=failing_tidy)
     assert tree(tmp_path) == {"gpu/go.mod": b"mine"}

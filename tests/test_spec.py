@@ -190,7 +190,7 @@ def test_every_extension_point_parses() -> None:
 
 
 def test_project_spec_defaults() -> None:
-    spec = ProjectSpec.build("gpu-aware", resolve("1.28.3"))
+    spec = ProjectSpec.create("gpu-aware", resolve("1.28.3"))
     assert spec.module == "example.com/gpu-aware"
     assert spec.scheduler_name == "gpu-aware"
     (plugin,) = spec.plugins
@@ -201,4 +201,4 @@ def test_project_spec_defaults() -> None:
 
 def test_default_scheduler_name_cannot_be_default_lease() -> None:
     with pytest.raises(UsageError, match="scheduler name 'kube-scheduler'"):
-        ProjectSpec.build("kube-scheduler", resolve("1.28.3"))
+        ProjectSpec.create("kube-scheduler", resolve("1.28.3"))

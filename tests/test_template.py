@@ -36,7 +36,7 @@ CASES = [("1.28.3", "prefilter,filter,score", "layer"), ("1.37", "queuesort,enqu
 def test_plain_cookiecutter_writes_what_kplugin_new_writes(
     kplugin: New, tmp_path: Path, version: str, points: str, api: str
 ) -> None:
-    spec = ProjectSpec.build("parity", resolve(version), extension_points=points, api=api)
+    spec = ProjectSpec.create("parity", resolve(version), extension_points=points, api=api)
     config = tmp_path / "cookiecutter.yaml"
     config.write_text(yamlio.dump({"default_context": scaffold.template_context(spec)}))
     env = {**os.environ, "PYTHONPATH": str(REPO)}  # the template's hook uses this kplugin

@@ -85,7 +85,7 @@ def new(
         module = module or typer.prompt("Go module", default=f"example.com/{name}")
         extension_points = extension_points or typer.prompt("Extension points", default="filter,score")
     target = versions.resolve(k8s) if k8s is not None else versions.default_target()
-    spec = ProjectSpec.build(
+    spec = ProjectSpec.create(
         name,
         target,
         module=module,

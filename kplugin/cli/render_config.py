@@ -87,7 +87,7 @@ def render_config(
         percentage_of_nodes_to_score=percentage,
         kubeconfig=kubeconfig,
     )
-    config = render.build_config(request, say)
+    config = render.compose_config(request, say)
     for notice in request.notices:
         note(notice)
     text = render.merge(merge, config) if merge is not None else render.render(config, project, fmt)

@@ -76,7 +76,7 @@ class RenderRequest:
     notices: list[str] = field(default_factory=list, compare=False)
 
 
-def build_config(request: RenderRequest, progress: Callable[[str], None] = lambda _: None) -> SchedulerConfig:
+def compose_config(request: RenderRequest, progress: Callable[[str], None] = lambda _: None) -> SchedulerConfig:
     """Validate every input and return the configuration to render. The plugins' args
     (--args, else their args files) are decoded by the plugins' own Go code where it can
     run here; request.notices says when it could not."""

@@ -114,7 +114,7 @@ def prepare(
         weights=weights,
         disable_default=disable_default,
     )
-    config = render.build_config(request, progress)
+    config = render.compose_config(request, progress)
     return Inputs(project=project, scenario=loaded, config=config, rbac=rbac, notices=tuple(request.notices))
 
 

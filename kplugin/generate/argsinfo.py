@@ -131,16 +131,16 @@ def _binary(project: Project, progress: Progress) -> Iterator[Path]:
     home = cache.directory("argsinfo")
     if home is None:
         with tempfile.TemporaryDirectory(prefix="kplugin-argsinfo-") as own:
-            yield _build(root, program, Path(own) / "argsinfo", progress)
+            yield _compile(root, program, Path(own) / "argsinfo", progress)
         return
     binary = home / key[:40] / "argsinfo"
     if not binary.is_file():
         _prune(home)
-        _build(root, program, binary, progress)
+        _compile(root, program, binary, progress)
     yield binary
 
 
-def _build(root: Path, program: bytes, binary: Path, progress: Progress) -> Path:
+def _compile(root: Path, program: bytes, binary: Path, progress: Progress) -> Path:
     from kplugin.core import golang
 
     progress("reading the plugins' Args from the Go code (go build, once per change of the code)")

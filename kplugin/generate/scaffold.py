@@ -262,7 +262,7 @@ def _rules(spec: ProjectSpec) -> list[dict[str, Any]]:
     return manifests.scheduler_rules(version.major, version.minor)
 
 
-def build_plan(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]] | None = None) -> FilePlan:
+def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]] | None = None) -> FilePlan:
     """Render every file of the project in memory. ``args`` are the plugins'
     pluginConfig args (default: as kplugin generates the plugins)."""
     plan = FilePlan(dest)
@@ -300,7 +300,7 @@ def new_project(
 ) -> Result:
     """Generate ``spec`` into ``dest``. ``tidy`` runs in the staged tree before it is
     moved into place (``go mod tidy``) and returns notices; a failure leaves nothing."""
-    plan = build_plan(spec, dest)
+    plan = render_project(spec, dest)
     where = stage.destination(dest, force=force)
     stage.check_targets(where, stage.Changes(plan.files))
     result = Result(dest=dest, changes=plan.changes())

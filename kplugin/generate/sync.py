@@ -101,7 +101,7 @@ def render_spec(
     existing = {p.name for p in project.plugins}
     added = replace(spec, plugins=tuple(p for p in spec.plugins if p.name not in existing))
     args.update(scaffold.generated_args(added))
-    return scaffold.build_plan(spec, project.root, args).files, resolved.notices
+    return scaffold.render_project(spec, project.root, args).files, resolved.notices
 
 
 def plan(
@@ -127,7 +127,7 @@ def plan(
     if go_mod is not None:
         safefs.decode(go_mod, "go.mod", project.root / "go.mod")
     if rendered is None:
-        rendered = scaffold.build_plan(spec, project.root).files
+        rendered = scaffold.render_project(spec, project.root).files
     sync = Sync(go_mod=rendered[PurePosixPath("go.mod")])
     generated: dict[str, str] = {}
     for path, content in sorted(rendered.items()):

@@ -33,7 +33,7 @@ def check_user_code(project: Project, spec: ProjectSpec, after: dict[PurePosixPa
     ``after`` is the rendering of ``spec``."""
     if project.api != NATIVE:
         return
-    before = scaffold.build_plan(project.spec(), project.root).files
+    before = scaffold.render_project(project.spec(), project.root).files
     differing = sorted(p for p in before if scaffold.is_user_file(p) and before[p] != after.get(p))
     if differing:
         raise UsageError(

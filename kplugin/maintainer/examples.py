@@ -53,7 +53,7 @@ def generate(name: str, parent: Path, tidy: bool = True, own: dict[PurePosixPath
     """Generate example ``name`` into ``parent``; an own-code example takes ``own`` (its
     user files; default: those in examples/) and needs ``tidy``."""
     options = EXAMPLES[name]
-    spec = ProjectSpec.build(
+    spec = ProjectSpec.create(
         name,
         resolve(str(options["k8s"])),
         module=str(options["module"]),

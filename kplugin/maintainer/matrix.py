@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         target = versions.resolve(minor)
         started = time.monotonic()
         name = f"matrix-{args.api}-{minor.replace('.', '-')}"
-        spec = ProjectSpec.build(name, target, extension_points=ALL_POINTS, plugin="Matrix", api=args.api)
+        spec = ProjectSpec.create(name, target, extension_points=ALL_POINTS, plugin="Matrix", api=args.api)
         results = {}
         try:
             scaffold.new_project(spec, parent / name, force=True, tidy=golang.mod_tidy)

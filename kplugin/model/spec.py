@@ -328,7 +328,7 @@ class ProjectSpec:
         return self.image or default_image(self.name, self.target.version)
 
     @classmethod
-    def build(
+    def create(
         cls,
         name: str,
         target: Target,
