@@ -250,8 +250,10 @@ def test_a_filter_plugin_without_signpod_where_batching_exists(kplugin: K, proje
     plugin.write_text(text[:start] + text[end:])
     _, findings = doctor(kplugin, project, "--k8s", "1.37")
     (hit,) = [f for f in findings if f["rule"] == "signpod-missing"]
-    assert hit["file"] == "pkg/gpuaware/plugin.go" and hit["severity"] == "warning"
+    declared = next(i for i, line in enumerate(plugin.read_text().splitlines(), 1) if line.startswith("type GpuAware "))
+    assert (hit["file"], hit["line"], hit["severity"]) == ("pkg/gpuaware/plugin.go", declared, "warning")
     assert "filter/score plugin without SignPod" in hit["what"]
+    assert "Disabling signatures for profile" in hit["why"] and "SignPod" in hit["fix"]
     _, older = doctor(kplugin, project, "--k8s", "1.34")  # no batching before 1.35
     assert not [f for f in older if f["rule"] == "signpod-missing"]
 

@@ -40,7 +40,9 @@ I1203 20:41:04.000300       1 executor.go:153] "Preemptor Pod preempted victim P
 def test_log_of_the_oldest_minor() -> None:
     facts = logs.read_log(LOG_1_28.splitlines())
     assert facts.attempts == {"waits": 2, "ml/urgent": 1}
-    assert facts.requeues == {"waits": [Requeue("NodeLabelChange", "Active", "1")]}, "own arrivals and failures are not"
+    assert facts.requeues == {"waits": [Requeue("NodeLabelChange", "Active", "QueueAfterBackoff")]}, (
+        "own arrivals and failures are not"
+    )
     assert facts.preempted == {"batch-1": Preemption("ml/urgent", "gpu-1")}
 
 
@@ -52,6 +54,26 @@ def test_log_of_the_newest_minor() -> None:
         "other": [Requeue("AddNode", "Backoff")],
     }
     assert facts.preempted == {"small": Preemption("big", "n1")}
+
+
+# and of 1.32.13 (a real run of tests/test_integration_hints.py): the pod's own arrival
+# is "UnschedulablePodAdd", and the label's move is logged twice, without and with its hint
+LOG_1_32 = """\
+I1203 22:53:50.806517   25273 scheduling_queue.go:587] "Pod moved to an internal scheduling queue" pod="default/waits-for-label" event="UnschedulablePodAdd" queue="Active"
+I1203 22:53:50.806621   25273 schedule_one.go:99] "Attempting to schedule pod" pod="default/waits-for-label"
+I1203 22:53:50.807096   25273 scheduling_queue.go:794] "Pod moved to an internal scheduling queue" pod="default/waits-for-label" event="ScheduleAttemptFailure" queue="Unschedulable" schedulingCycle=2 hint=0 unschedulable plugins={"Gpu":{}}
+I1203 22:53:52.075865   25273 scheduling_queue.go:1124] "Event is not making pod schedulable" pod="default/waits-for-label" event="NodeUpdateNodeLabel"
+I1203 22:53:57.077607   25273 scheduling_queue.go:587] "Pod moved to an internal scheduling queue" pod="default/waits-for-label" event="NodeUpdateNodeLabel" queue="Active"
+I1203 22:53:57.077642   25273 scheduling_queue.go:1130] "Pod moved to an internal scheduling queue" pod="default/waits-for-label" event="NodeUpdateNodeLabel" queue="Active" hint=1
+I1203 22:53:57.077730   25273 schedule_one.go:99] "Attempting to schedule pod" pod="default/waits-for-label"
+"""
+
+
+def test_log_of_a_minor_that_logs_each_move_twice() -> None:
+    """Read as the replay reads the file: lines with their newlines."""
+    facts = logs.read_log(LOG_1_32.splitlines(keepends=True))
+    assert facts.attempts == {"waits-for-label": 2}
+    assert facts.requeues == {"waits-for-label": [Requeue("NodeUpdateNodeLabel", "Active", "QueueAfterBackoff")]}
 
 
 def test_log_keys_map_to_the_scenario() -> None:

@@ -8,9 +8,12 @@ The lines, read from the sources of every supported minor (klog's structured for
   score for pod" (1.28 to 1.37 alike); V(3): "Attempting to schedule pod".
 - the scheduling queue, "Pod moved to an internal scheduling queue" with the cluster
   event that moved the pod (``event=``) and the queue it went to: V(4) in
-  ``scheduling_queue.go`` 1.28-1.34 (with the queueing ``hint``), V(5) in
+  ``scheduling_queue.go`` 1.28-1.34 (with the queueing ``hint``, a number there:
+  0 QueueSkip, 1 QueueAfterBackoff, 2 QueueImmediately), V(5) in
   ``active_queue.go``/``backoff_queue.go`` 1.35-1.36; 1.37 says "Entity moved to an
-  internal scheduling queue" (``entity=``) at V(5) in the same two files.
+  internal scheduling queue" (``entity=``) at V(5) in the same two files. In 1.31-1.34
+  one move is logged twice, by the queue it went to (V(5), no hint) and then with the
+  hint (V(4)): counted once.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
 """
 
@@ -69,12 +72,16 @@ _ATTEMPT = re.compile(r'"Attempting to schedule pod" pod="(?P<pod>[^"]+)"')
 _MOVED = re.compile(
     r'"(?:Pod|Entity) moved to an internal scheduling queue" (?:[^"]*"[^"]*" )*?'
     r'(?:pod|entity)="(?P<pod>[^"]+)" event="?(?P<event>[^" ]+)"? queue="?(?P<queue>[^" ]+)"?'
-    r'(?: hint="?(?P<hint>[^" ]+)"?)?'
+    r'(?: hint="?(?P<hint>[^"\s]+)"?)?'
 )
-# a pod's own arrival, its failed attempt and the end of its backoff are not requeues by an event
+# a pod's own arrival, its failed attempt and the end of its backoff are not requeues by an
+# event (1.31-1.36 label the pod's own events Unschedulable..., 1.37 Unscheduled...)
 _NOT_REQUEUES = frozenset(
-    {"PodAdd", "UnscheduledPodAdd", "ScheduleAttemptFailure", "BackoffComplete", "PodUpdate", "UnscheduledPodUpdate"}
+    {"PodAdd", "ScheduleAttemptFailure", "BackoffComplete", "PodUpdate"}
+    | {f"{state}Pod{change}" for state in ("Unscheduled", "Unschedulable") for change in ("Add", "Update")}
 )
+# the queueing strategies 1.28-1.34 log as numbers
+_HINTS = {"0": "QueueSkip", "1": "QueueAfterBackoff", "2": "QueueImmediately"}
 _PREEMPTED = re.compile(
     r'"Preemptor Pod preempted victim Pod" preemptor="(?P<preemptor>[^"]+)" victim="(?P<victim>[^"]+)" '
     r'node="(?P<node>[^"]+)"'
@@ -124,7 +131,13 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
             match = _MOVED.search(line)
             pod = key(match["pod"]) if match else None
             if match is not None and pod is not None and match["event"] not in _NOT_REQUEUES:
-                facts.requeues.setdefault(pod, []).append(Requeue(match["event"], match["queue"], match["hint"] or ""))
+                hint = match["hint"] or ""
+                requeue = Requeue(match["event"], match["queue"], _HINTS.get(hint, hint))
+                moves = facts.requeues.setdefault(pod, [])
+                if hint and moves and moves[-1] == Requeue(requeue.event, requeue.queue):
+                    moves[-1] = requeue  # the same move, logged again with its hint (1.31-1.34)
+                else:
+                    moves.append(requeue)
         elif "Preemptor Pod preempted victim Pod" in line:
             match = _PREEMPTED.search(line)
             if match is not None:

@@ -53,14 +53,18 @@ SCHEDULER_RULES: list[dict[str, Any]] = [
 
 # Rules later releases' schedulers need on top, keyed by the first minor that reads them:
 # bootstrappolicy/policy.go's system:kube-scheduler rules of that release, for the feature
-# gates on by default there (pkg/features/kube_features.go). DynamicResourceAllocation is
-# GA from 1.34; from 1.36 DRAExtendedResource (claims the scheduler creates and deletes)
-# and DRAResourceClaimGranularStatusAuthorization (resourceclaims/binding); from 1.37
+# gates on by default there (pkg/features/kube_features.go). From 1.32 the scheduler
+# watches VolumeAttachments (the CSI volume limits), unconditionally: without the rule its
+# informer never syncs and it schedules nothing. DynamicResourceAllocation is GA from
+# 1.34; from 1.36 DRAExtendedResource (claims the scheduler creates and deletes) and
+# DRAResourceClaimGranularStatusAuthorization (resourceclaims/binding); from 1.37
 # DRADeviceTaintRules, whose informer the scheduler waits for: without the rule it
 # schedules nothing (kplugin e2e found this, running as the generated ServiceAccount).
 EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
-    (1, 34): [
+    (1, 32): [
         {"apiGroups": ["storage.k8s.io"], "resources": ["volumeattachments"], "verbs": _READ},
+    ],
+    (1, 34): [
         {"apiGroups": ["resource.k8s.io"], "resources": ["deviceclasses", "resourceslices"], "verbs": _READ},
         {
             "apiGroups": ["resource.k8s.io"],
