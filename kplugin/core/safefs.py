@@ -255,24 +255,8 @@ def output_target(path: Path, what: str, *, force: bool, must_exist: bool = Fals
 def write_atomic(path: Path, content: bytes) -> None:
     """Replace the regular file ``path`` (already resolved by ``output_target``) through a
     temporary file beside it; the old file's mode is kept, a new one gets the umask's."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    except OSError as err:
-        raise OperationError(f"writing {path}: {err.strerror or err}") from err
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        mode = lstat_mode(path)
-        os.chmod(tmp, (mode & 0o7777) if mode is not None else 0o666 & ~current_umask())
-        os.replace(tmp, path)
-    except OSError as err:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise OperationError(f"writing {path}: {err.strerror or err}") from err
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_writer(path) as handle:
+        handle.write(content)
 
 
 @contextmanager
