@@ -1,8 +1,8 @@
 """kplugin's per-user cache directory: ``$KPLUGIN_CACHE_DIR``, else ``$XDG_CACHE_HOME/kplugin``,
 else ``~/.cache/kplugin``.
 
-It holds compiled Jinja templates and the kube-apiserver binaries ``kplugin e2e``
-builds per Kubernetes version. The cache is an optimization: an unwritable directory
+It holds the kube-apiserver binaries ``kplugin e2e`` builds per Kubernetes version and
+the Args probes argsinfo builds per plugin source. The cache is an optimization: an unwritable directory
 or ``KPLUGIN_NO_CACHE=1`` turns it off, and failing to use it is never an error.
 """
 
