@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,14 @@ import pytest
 from kplugin.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def sigint_default() -> None:
+    """preexec_fn for a kplugin a test interrupts: SIGINT back to its default. A shell
+    that runs the suite in the background (``.ci/run &``) leaves SIGINT ignored, children
+    inherit that, and Python then installs no KeyboardInterrupt handler: the signal the
+    test sends would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @dataclass

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import hostile
 import pytest
-from conftest import Run
+from conftest import Run, sigint_default
 from hostile import K8S, NEXT_K8S, World
 
 from kplugin.core import safefs
@@ -234,6 +234,7 @@ def spawn(*args: str, cwd: Path, extra_env: dict[str, str]) -> subprocess.Popen[
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_default,
     )
 
 
@@ -320,6 +321,7 @@ def test_sigint_in_the_first_moments_prints_no_traceback(tmp_path: Path) -> None
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            preexec_fn=sigint_default,
             text=True,
         )
         time.sleep(step * 0.01)

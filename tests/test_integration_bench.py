@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Run
+from conftest import REPO, Run, sigint_default
 
 from kplugin.model.versions import supported_releases
 
@@ -177,7 +177,9 @@ def labelled(api: Any) -> list[str]:
 def bench(project: Path, kubeconfig: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "CI": "true"}
     cmd = [sys.executable, "-m", "kplugin", "bench", str(project), "--kubeconfig", str(kubeconfig), *args]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default
+    )
 
 
 def test_an_existing_cluster_is_left_as_it_was(cluster: tuple[Any, Path, Path]) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Run
+from conftest import REPO, Run, sigint_default
 
 from kplugin.core import yamlio
 from kplugin.e2e import controlplane, scenario
@@ -403,7 +403,7 @@ def test_replay_on_an_existing_cluster(kplugin: Kplugin, cluster: tuple[Cluster,
     env = {**os.environ, "PYTHONPATH": str(REPO), "CI": "true"}
     command = [sys.executable, "-m", "kplugin", "e2e", str(project), "--scenario", str(waiting),
                "--args", str(tmp_path / "args.yaml"), "--kubeconfig", str(c.kubeconfig)]  # fmt: skip
-    with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default) as process:
         assert process.stderr is not None
         seen = []
         for line in process.stderr:
