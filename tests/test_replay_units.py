@@ -376,6 +376,11 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
     assert pods["q"]["spec"]["nodeName"] == "n1" and pods["q"]["spec"]["runtimeClassName"].startswith(
         "kplugin-overhead-"
     )
+    (node,) = [b for m, u, b in seen if u == "/api/v1/nodes"]
+    assert node["metadata"]["labels"] == {"kplugin.dev/replay": "r1"}
+    assert node["metadata"]["annotations"] == {"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}, (
+        "kwok keeps the replay's nodes Ready on an existing cluster"
+    )
     (status,) = [b for m, u, b in seen if m == "PATCH"]
     assert status == {"status": {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2}}
     assert sorted(target.created_namespaces) == ["kp-r1-default", "kp-r1-ml"], "removed afterwards"

@@ -47,6 +47,7 @@ from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError, OperationError, UsageError
 from kplugin.e2e import kubeconfig as kubeconfigs
 from kplugin.e2e.apiclient import ApiError, Client, Endpoint, query
+from kplugin.e2e.cluster import KWOK_ANNOTATIONS
 from kplugin.e2e.controlplane import ControlPlane, Process, free_ports
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
@@ -54,7 +55,6 @@ from kplugin.model.schedconfig import SchedulerConfig
 BENCH_LABEL = "kplugin/bench"  # on everything kplugin bench creates: the invocation's id
 RUN_LABEL = "kplugin/bench-run"  # on what one run creates: the run's number
 OP_LABEL = "kplugin/bench-op"  # on pods: the op that created them
-KWOK_ANNOTATIONS = {"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}
 BASELINE, PROJECT = "baseline", "project"
 # extension points in the order a scheduling cycle visits them (as the metrics name them)
 EXTENSION_POINTS = (

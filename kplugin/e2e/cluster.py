@@ -29,6 +29,9 @@ from kplugin.e2e.controlplane import ControlPlane, Process, Progress, scheduler_
 from kplugin.e2e.kubeconfig import Kubeconfig
 
 REPLAY_LABEL = "kplugin.dev/replay"
+# what kwok's controller looks for to keep a fake node Ready (and its heartbeats), so that
+# the cluster's node lifecycle controller does not taint it not-ready
+KWOK_ANNOTATIONS = {"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}
 # pods' and scheduler's client limits: a KubeSchedulerConfiguration defaults to 50/100,
 # which would measure the rate limiter, not the scheduler (scheduler_perf uses 5000)
 LOCAL_QPS = 5000

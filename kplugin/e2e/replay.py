@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from kplugin.core.errors import OperationError
 from kplugin.e2e import bulk, kinds, kube, logs
 from kplugin.e2e.apiclient import Client
-from kplugin.e2e.cluster import Target
+from kplugin.e2e.cluster import KWOK_ANNOTATIONS, Target
 from kplugin.e2e.logs import NodeScore, Requeue
 from kplugin.e2e.scenario import DELETED, PAUSE_IMAGE, PENDING, PREEMPTED, Node, Pod, Scenario, Step
 
@@ -264,7 +264,13 @@ def pod_manifest(pod: Pod, profile: Profile, target: Target, bound: bool = True)
 
 
 def node_manifest(node: Node, target: Target) -> dict[str, Any]:
-    return node.manifest(target.labels())
+    """The node as the scenario has it; on an existing cluster (kplugin's labels) with the
+    annotations kwok manages, so that kwok keeps it Ready there."""
+    labels = target.labels()
+    manifest = node.manifest(labels)
+    if labels:
+        manifest["metadata"]["annotations"] = {**manifest["metadata"].get("annotations", {}), **KWOK_ANNOTATIONS}
+    return manifest
 
 
 def _create_state(scenario: Scenario, profile: Profile, target: Target, feedback: Feedback) -> Creation:
