@@ -83,6 +83,18 @@ def test_fw_aliases_name_the_minors_own_types() -> None:
     assert '"k8s.io/kube-scheduler/framework"' not in fw("1.33")  # pruned: no fwk before the split
 
 
+def test_fw_says_whether_the_pinned_patch_uses_hints() -> None:
+    """The gate's default is the pinned patch's: on in 1.28.0-1.28.4, off in 1.28.5+."""
+
+    def fw(version: str) -> str:
+        return render(version)[PurePosixPath("internal/fw/zz_generated.fw.go")].decode()
+
+    consults, ignores = "consults hint functions", "ignores hint functions by default"
+    assert consults in fw("1.28.3") and ignores not in fw("1.28.3")
+    assert ignores in fw("1.28.15") and ignores in fw("1.31")
+    assert consults in fw("1.32")
+
+
 def test_native_mode_writes_against_the_minor_without_a_layer() -> None:
     old, new = render("1.28", api="native"), render("1.37", api="native")
     for files in (old, new):

@@ -218,10 +218,13 @@ def enqueueing(kplugin: K, tmp_path: Path) -> Path:
     return tmp_path / "gpu-aware"
 
 
-@pytest.mark.parametrize(("version", "found"), [("1.32", True), ("1.37", True), ("1.31", False)])
+@pytest.mark.parametrize(
+    ("version", "found"), [("1.32", True), ("1.37", True), ("1.31", False), ("1.28.3", True), ("1.28.15", False)]
+)
 def test_events_without_hints_where_hints_are_on(kplugin: K, enqueueing: Path, version: str, found: bool) -> None:
     """The generated events carry hints; one without is reported with its line, where the
-    target's queue uses hints (on by default from 1.32), and not where it ignores them."""
+    target's queue uses hints (on by default in 1.28.0-1.28.4 and from 1.32), and not where
+    it ignores them."""
     _, clean = doctor(kplugin, enqueueing, "--k8s", version)
     assert not [f for f in clean if f["rule"] == "hints-missing"]
     plugin = hintless(enqueueing)

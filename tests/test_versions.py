@@ -103,7 +103,7 @@ def test_catalog_covers_every_minor_to_1_37() -> None:
 
 def test_versions_say_where_hints_and_signatures_apply(kplugin) -> None:  # type: ignore[no-untyped-def]
     """Read from each minor's kube_features.go and framework: hints off by default up to
-    1.31 (1.28's newest patches), on from 1.32, locked on 1.34-1.36, the gate gone in 1.37;
+    1.31 (on in 1.28.0-1.28.4, off in 1.28's newer patches), on from 1.32, locked on 1.34-1.36, the gate gone in 1.37;
     SignPod from 1.35."""
     import json
 
@@ -117,4 +117,9 @@ def test_versions_say_where_hints_and_signatures_apply(kplugin) -> None:  # type
         "always",
     ]
     assert "retried on every event" in rows["1.31"]["queueing_hints_note"]
+    # 1.28's first patches had the gate on (beta) until kubernetes PR 122291 turned it off in 1.28.5
+    assert {m: r["queueing_hints_early_patches"] for m, r in rows.items() if r["queueing_hints_early_patches"]} == {
+        "1.28": "1.28.0-1.28.4"
+    }
+    assert "used by default in 1.28.0-1.28.4" in rows["1.28"]["queueing_hints_note"]
     assert [m for m, r in rows.items() if r["sign_pod"]] == ["1.35", "1.36", "1.37"]

@@ -42,7 +42,9 @@ def versions(
             # whether the scheduling queue consults QueueingHints by default, and what it
             # does otherwise; whether Filter/Score plugins can keep batching on (SignPod)
             "queueing_hints": str(r.facts.queueing_hints),
-            "queueing_hints_note": HINTS[r.facts.queueing_hints],
+            "queueing_hints_note": HINTS[r.facts.queueing_hints]
+            + _early_patches(r.key, r.facts.hints_on_through_patch),
+            "queueing_hints_early_patches": _early_range(r.key, r.facts.hints_on_through_patch),
             "sign_pod": r.facts.sign_pod,
         }
         for r in releases
@@ -73,8 +75,20 @@ def versions(
             ", ".join(row["config_api_versions"]),
             str(row["staging_modules"]),
             "yes" if row["supported"] else "not yet",
-            row["queueing_hints"],
+            row["queueing_hints"]
+            + (f" (on in {row['queueing_hints_early_patches']})" if row["queueing_hints_early_patches"] else ""),
             "yes" if row["sign_pod"] else "-",
             "; ".join(row["api_changes"]) or "-",
         )
     print_table(table)
+
+
+def _early_range(minor: str, through: int) -> str:
+    """The minor's first patches, where they used hints by default and its newest do not."""
+    return f"{minor}.0-{minor}.{through}" if through >= 0 else ""
+
+
+def _early_patches(minor: str, through: int) -> str:
+    if through < 0:
+        return ""
+    return f"; used by default in {_early_range(minor, through)} (beta, on), off from {minor}.{through + 1}"

@@ -124,7 +124,8 @@ def _common_context(spec: ProjectSpec) -> dict[str, Any]:
         "k8s_version": str(version),
         "k8s_minor": version.minor_key,
         "api": str(spec.api),
-        "_shape": facts.as_context(),
+        # the queue's use of hints is the pinned patch's (1.28.0-1.28.4 differ from 1.28's newest)
+        "_shape": {**facts.as_context(), "queueing_hints": str(facts.queueing_hints_at(version.patch))},
         "_native": goapi.native_names(facts),
     }
 

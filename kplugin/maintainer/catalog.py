@@ -76,7 +76,7 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
         ("1.29", True, "QueueingHintFn returns an error too; hints are Queue/QueueSkip"),
     ],
     # the SchedulerQueueingHints gate's default (pkg/features): off in 1.28's newest patches
-    # (1.28.0-1.28.3 had it on) to 1.31, beta on in 1.32-1.33, GA locked on 1.34-1.36,
+    # (1.28.0-1.28.4 had it on: hints_on_through_patch) to 1.31, beta on in 1.32-1.33, GA locked on 1.34-1.36,
     # removed in 1.37; off, the queue ignores hint functions and retries a rejected pod on
     # every event its rejectors registered
     "queueing_hints": [
@@ -85,6 +85,10 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
         ("1.34", "ga", "QueueingHints GA, locked on"),
         ("1.37", "always", "the QueueingHints gate is gone: hint functions always apply"),
     ],
+    # a minor whose newest patches have the gate off but whose first patches had it on:
+    # the last patch with it on by default (1.28.0-1.28.4: beta, on; off from 1.28.5,
+    # kubernetes PR 122291), -1 where every patch has the minor's default
+    "hints_on_through_patch": [("1.28", 4, ""), ("1.29", -1, "")],
     # fwk.SignPlugin (KEP-5598, gate OpportunisticBatching beta and on): a profile batches
     # only when every PreFilter, Filter, PreScore and Score plugin signs pods
     "sign_pod": [("1.28", False, ""), ("1.35", True, "SignPod: plugins that sign pods keep batching on")],

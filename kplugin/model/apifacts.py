@@ -91,7 +91,10 @@ class ApiFacts:
     # QueueingHintFn returns (QueueingHint, error) and the hints are Queue/QueueSkip (1.29
     # on); 1.28's returns a QueueingHint only, with QueueAfterBackoff/QueueImmediately
     hint_error: bool
-    queueing_hints: QueueingHints
+    queueing_hints: QueueingHints  # at the minor's newest patches
+    # the last patch that had the gate on by default where queueing_hints is off (1.28.4),
+    # or -1
+    hints_on_through_patch: int
     # fwk.SignPlugin (SignPod, KEP-5598 opportunistic batching) exists (1.35 on)
     sign_pod: bool
 
@@ -119,9 +122,14 @@ class ApiFacts:
         """Plugin interfaces, Handle, NodeScoreList... are k8s.io/kube-scheduler/framework's."""
         return self.fwk_split is FwkSplit.PLUGINS
 
-    @property
-    def hints_on_by_default(self) -> bool:
-        return self.queueing_hints is not QueueingHints.OFF
+    def queueing_hints_at(self, patch: int) -> QueueingHints:
+        """The gate's default at one patch of the minor (1.28.0-1.28.4 had it on)."""
+        if self.queueing_hints is QueueingHints.OFF and patch <= self.hints_on_through_patch:
+            return QueueingHints.BETA_ON
+        return self.queueing_hints
+
+    def hints_on_by_default(self, patch: int) -> bool:
+        return self.queueing_hints_at(patch) is not QueueingHints.OFF
 
 
 _TYPES: dict[str, Any] = {

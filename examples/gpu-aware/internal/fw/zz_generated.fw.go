@@ -108,7 +108,7 @@ type ClusterEventWithHint struct {
 }
 
 // NativeEvents returns events as the framework of Kubernetes 1.28 takes them. Its
-// scheduling queue ignores hint functions by default (feature gate SchedulerQueueingHints is off): a rejected pod is retried on every event it registered.
+// scheduling queue consults hint functions (feature gate SchedulerQueueingHints, on by default).
 func NativeEvents(events []ClusterEventWithHint) []framework.ClusterEventWithHint {
 	out := make([]framework.ClusterEventWithHint, 0, len(events))
 	for _, event := range events {
