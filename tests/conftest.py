@@ -30,7 +30,7 @@ class Run:
 
 @pytest.fixture(scope="session", autouse=True)
 def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """kplugin's cache (Jinja bytecode, render results) in a directory of this run, not ~/.cache.
+    """kplugin's cache (kube-apiserver binaries, the plugins' Args programs) in a directory of this run, not ~/.cache.
 
     Only kplugin's: setting XDG_CACHE_HOME instead would also move Go's build cache
     (GOCACHE defaults under it), so every run would rebuild Kubernetes into a fresh,

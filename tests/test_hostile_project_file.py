@@ -29,6 +29,7 @@ COMMANDS = {
     "render-config": lambda w: ("render-config", str(w.project)),
     "doctor": lambda w: ("doctor", str(w.project)),
     "add-plugin": lambda w: ("add", "plugin", "Xx", "-p", str(w.project), "--no-tidy"),
+    "add-extension-point": lambda w: ("add", "extension-point", "P", "reserve", "-p", str(w.project), "--no-tidy"),
     "upgrade": lambda w: ("upgrade", str(w.project), "--k8s", NEXT_K8S, "--no-tidy"),
 }
 VICTIM_SHA = hashlib.sha256(b"a file no kplugin command may touch\n").hexdigest()

@@ -254,6 +254,7 @@ def test_any_project_file(home: Path, document: str | bytes) -> None:
             ("render-config", str(world.project)),
             ("doctor", str(world.project), "--json"),
             ("upgrade", str(world.project), "--k8s", hostile.K8S, "--no-tidy", "--dry-run"),
+            ("add", "extension-point", "P", "reserve", "-p", str(world.project), "--no-tidy", "--dry-run"),
         ):
             check(invoke(*args))
             assert world.snapshot() == before, args

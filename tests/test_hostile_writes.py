@@ -31,6 +31,7 @@ pytestmark = pytest.mark.hostile
 COMMANDS = {
     "new-force": ("new", "p", "--k8s", K8S, "--no-tidy", "--force", "-o", "{work}"),
     "add-plugin": ("add", "plugin", "Xx", "-p", "{project}", "--no-tidy"),
+    "add-extension-point": ("add", "extension-point", "P", "reserve", "-p", "{project}", "--no-tidy"),
     "upgrade": ("upgrade", "{project}", "--k8s", NEXT_K8S, "--no-tidy"),
 }
 
@@ -43,6 +44,7 @@ def command(name: str, world: World) -> list[str]:
 WRITES = {
     "new-force": ("Dockerfile", "internal"),
     "add-plugin": ("deploy/configmap.yaml", "deploy"),
+    "add-extension-point": ("deploy/configmap.yaml", "deploy"),
     "upgrade": ("Dockerfile", "internal"),
 }
 PROGRESS = ("upgrading ", "go mod tidy ")  # status lines printed as the work starts
@@ -169,6 +171,7 @@ def test_very_deep_tree_in_the_project(run: hostile.KplugIn, tmp_path: Path) -> 
     "name",
     [
         "add-plugin",
+        "add-extension-point",
         "new-force",
         pytest.param(
             "upgrade",
@@ -188,7 +191,9 @@ def test_failed_commit_is_rolled_back(tmp_path: Path, name: str) -> None:
 
 
 @hostile.needs_unshare
-@pytest.mark.parametrize("name", ["new", "new-force", "add-plugin", "upgrade", "render-config-o"])
+@pytest.mark.parametrize(
+    "name", ["new", "new-force", "add-plugin", "add-extension-point", "upgrade", "render-config-o"]
+)
 def test_full_disk_changes_nothing(tmp_path: Path, name: str) -> None:
     args = {
         "new": ("new", "q", "--k8s", K8S, "--no-tidy", "-o", "{work}"),

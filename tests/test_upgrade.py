@@ -334,7 +334,13 @@ def test_build_refuses_a_bad_image(kplugin: Kplugin, project: Path) -> None:
 
 
 def test_deleted_user_files_stay_deleted(kplugin: Kplugin, project: Path) -> None:
-    deleted = ["pkg/gpu/args_test.go", "pkg/gpu/benchmark_test.go", "README.md"]
+    deleted = [
+        "pkg/gpu/args.go",
+        "pkg/gpu/args_test.go",
+        "pkg/gpu/zz_generated.deepcopy.go",
+        "pkg/gpu/benchmark_test.go",
+        "README.md",
+    ]
     for name in deleted:
         (project / name).unlink()
     run = kplugin("add", "plugin", "Other", "-p", str(project), "--no-tidy", "--extension-points", "queuesort")
