@@ -36,8 +36,11 @@ from kplugin.model.versions import supported_releases
 pytestmark = pytest.mark.integration
 
 Kplugin = Callable[..., Run]
-# SchedulerQueueingHints: Beta and off by default 1.28-1.31, on by default from 1.32
-# (k8s.io/kubernetes@v1.32.x pkg/features/versioned_kube_features.go); 1.37 has no gate
+# SchedulerQueueingHints (pkg/features/kube_features.go): beta and on by default in
+# 1.28.0-1.28.4, off from 1.28.5 to 1.31, on by default again from 1.32
+# (versioned_kube_features.go); 1.37 has no gate. 1.28.3 is the oldest pin whose queue
+# uses hints, with 1.28's hint values (QueueAfterBackoff, QueueSkip) through the adapter.
+HINTS_EARLY = "1.28.3"
 HINTS_ON = "1.32"
 NEWEST = supported_releases()[-1].key
 FLUSH_SECONDS = 300  # podMaxInUnschedulablePodsDuration's default, which e2e leaves alone
@@ -143,7 +146,7 @@ def lines_about(log: Path, message: str) -> list[str]:
     return [line for line in log.read_text(errors="replace").splitlines() if message in line and pod.search(line)]
 
 
-@pytest.mark.parametrize("version", [HINTS_ON, NEWEST])
+@pytest.mark.parametrize("version", [HINTS_EARLY, HINTS_ON, NEWEST])
 def test_a_label_requeues_the_pod_and_an_unrelated_one_does_not(
     kplugin: Kplugin, projects: Callable[[str], Path], tmp_path: Path, scratch: Path, version: str
 ) -> None:
@@ -151,14 +154,16 @@ def test_a_label_requeues_the_pod_and_an_unrelated_one_does_not(
 
     # an unrelated label: no requeue, no new attempt; the pod waits
     report, log = e2e(kplugin, project, tmp_path / "unrelated", UNRELATED)
-    assert report["kubernetes"].startswith(version + "."), report["kubernetes"]
+    assert (report["kubernetes"] + ".").startswith(version + "."), report["kubernetes"]
     (pod,) = report["pods"]
     assert (pod["node"], pod["attempts"], pod["requeues"]) == (None, 1, []), pod
     assert "does not have label example.com/accelerator" in pod["reason"], pod["reason"]
     assert len(lines_about(log, "Attempting to schedule pod")) == 1
-    # the queue asked the plugin's hint, which said QueueSkip ("pod" 1.32-1.36, "entity" 1.37)
+    # the queue asked the plugin's hint, which said QueueSkip ("pod" 1.28-1.36, "entity"
+    # 1.37; the event is "NodeLabelChange" in 1.28's queue, "NodeUpdateNodeLabel" later)
     skipped = [line for line in log.read_text(errors="replace").splitlines()
-               if "Event is not making" in line and POD in line and 'event="NodeUpdateNodeLabel"' in line]  # fmt: skip
+               if "Event is not making" in line and POD in line
+               and re.search(r'event="(NodeUpdateNodeLabel|NodeLabelChange)"', line)]  # fmt: skip
     assert len(skipped) == 1, skipped
 
     # then the plugin's label on a node: one requeue by that Node event, a second
