@@ -136,9 +136,9 @@ def compose_config(request: RenderRequest, progress: Callable[[str], None] = lam
 
 
 def _sample_defaults(project: Project, plugin: PluginSpec) -> dict[str, Any] | None:
-    from kplugin.generate import scaffold
+    from kplugin.generate import argsinfo
 
-    return scaffold.unchanged_sample_defaults(project.root, plugin, project.args_digests.get(plugin.name))
+    return argsinfo.unchanged_sample_defaults(project.root, plugin, project.args_digests.get(plugin.name))
 
 
 def render(config: SchedulerConfig, project: Project, fmt: str) -> str:

@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin.core import proc, safefs, yamlio
-from kplugin.core.errors import OperationError, ToolError, UsageError
+from kplugin.core.errors import KpluginError, OperationError, ToolError, UsageError
 from kplugin.model.project import Project
 from kplugin.model.spec import PluginSpec
 
@@ -79,6 +79,28 @@ class PluginArgs:
 
 class Unavailable(Exception):
     """The Go code cannot be run here; the message says why."""
+
+
+# What the sample Args' SetDefaults sets (args.go in the template): the args of a plugin
+# kplugin generates, as long as its args.go is what kplugin wrote. The integration tests
+# read the same defaults from the Go code.
+SAMPLE_ARGS_DEFAULTS: dict[str, Any] = {"resourceName": "cpu"}
+
+
+def unchanged_sample_defaults(root: Path, plugin: PluginSpec, recorded: str | None) -> dict[str, Any] | None:
+    """The sample Args' defaults when the plugin's args.go on disk is byte for byte what
+    kplugin generated for it (its sha256 ``recorded`` in kplugin.yaml: so they are the
+    code's defaults), else None. Here, not in scaffold, so that render-config does not
+    import the generator."""
+    if not plugin.args or recorded is None:
+        return None
+    try:
+        on_disk = safefs.read_project_file(root, f"pkg/{plugin.package}/args.go")
+    except KpluginError:
+        return None
+    if on_disk is None or hashlib.sha256(on_disk).hexdigest() != recorded:
+        return None
+    return dict(SAMPLE_ARGS_DEFAULTS)
 
 
 def _sources_digest(root: Path, module: str, packages: list[str], program: bytes) -> str:

@@ -12,8 +12,8 @@ from typing import Any
 
 from kplugin import __version__
 from kplugin.core import yamlio
-from kplugin.core.errors import KpluginError
 from kplugin.generate import chart, sections, stage, templating
+from kplugin.generate.argsinfo import SAMPLE_ARGS_DEFAULTS
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
 from kplugin.model import goapi, manifests, tools, versions
@@ -21,11 +21,6 @@ from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROO
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
 from kplugin.model.schedconfig import SchedulerConfig
 from kplugin.model.spec import ExtensionPoint, PluginSpec, ProjectSpec
-
-# What the sample Args' SetDefaults sets (templates/plugin/.../args.go): the args of a
-# plugin kplugin generates, as long as its args.go is what kplugin wrote. The
-# integration tests read the same defaults from the Go code.
-SAMPLE_ARGS_DEFAULTS: dict[str, Any] = {"resourceName": "cpu"}
 
 
 def is_user_file(path: PurePosixPath) -> bool:
@@ -69,21 +64,6 @@ def scheduler_config(spec: ProjectSpec, args: Mapping[str, dict[str, Any]] | Non
         plugins=spec.plugins,
         args={name: dict(values) for name, values in (generated_args(spec) if args is None else args).items()},
     )
-
-
-def unchanged_sample_defaults(root: Path, plugin: PluginSpec, recorded: str | None) -> dict[str, Any] | None:
-    """The sample Args' defaults when the plugin's args.go on disk is byte for byte what
-    kplugin generated for it (its sha256 ``recorded`` in kplugin.yaml: so they are the
-    code's defaults), else None."""
-    if not plugin.args or recorded is None:
-        return None
-    from kplugin.core import safefs
-
-    try:
-        on_disk = safefs.read_project_file(root, f"pkg/{plugin.package}/args.go")
-    except KpluginError:
-        return None
-    return dict(SAMPLE_ARGS_DEFAULTS) if on_disk is not None and digest(on_disk) == recorded else None
 
 
 def args_file_text(plugin: PluginSpec) -> str:

@@ -89,7 +89,7 @@ def render_spec(
     from kplugin.generate import argsinfo
 
     def generated(plugin: PluginSpec) -> dict[str, Any] | None:
-        return scaffold.unchanged_sample_defaults(project.root, plugin, project.args_digests.get(plugin.name))
+        return argsinfo.unchanged_sample_defaults(project.root, plugin, project.args_digests.get(plugin.name))
 
     try:
         resolved = argsinfo.resolve(project, generated_defaults=generated, progress=progress)
