@@ -261,6 +261,23 @@ def test_a_filter_plugin_without_signpod_where_batching_exists(kplugin: K, proje
     assert not [f for f in older if f["rule"] == "signpod-missing"]
 
 
+def test_native_code_using_api_the_target_deprecates(kplugin: K, tmp_path: Path) -> None:
+    """1.35's native NormalizeScore uses fwk.MaxNodeScore/MinNodeScore; 1.36 deprecates them
+    (MaxScore, MinScore): a warning at each use, with line and fix, at 1.36 and not at 1.35."""
+    run = kplugin("new", "gpu-aware", "--k8s", "1.35", "--no-tidy", "-o", str(tmp_path), "--api", "native")
+    assert run.code == 0, run.stderr
+    project = tmp_path / "gpu-aware"
+    _, findings = doctor(kplugin, project)
+    assert not [f for f in findings if f["check"] == "framework"]
+    _, findings = doctor(kplugin, project, "--k8s", "1.36")
+    deprecated = [f for f in findings if f["rule"] == "api-deprecated"]
+    source = (project / "pkg/gpuaware/plugin.go").read_text().splitlines()
+    uses = [i for i, text in enumerate(source, 1) if "fwk.MaxNodeScore" in text or "fwk.MinNodeScore" in text]
+    assert uses and sorted({f["line"] for f in deprecated}) == uses
+    assert all(f["file"] == "pkg/gpuaware/plugin.go" and f["severity"] == "warning" for f in deprecated)
+    assert all("deprecated from 1.36" in f["what"] and f["fix"] == "use MaxScore and MinScore" for f in deprecated)
+
+
 def test_native_code_using_api_the_target_removed(kplugin: K, tmp_path: Path) -> None:
     run = kplugin("new", "gpu-aware", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path), "--api", "native")
     assert run.code == 0, run.stderr
