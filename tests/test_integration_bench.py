@@ -109,6 +109,41 @@ def test_both_profiles_measured_with_the_plugin_at_its_points(
     assert list(scratch.iterdir()) == [], "the working directory is removed"
 
 
+@pytest.mark.parametrize(
+    ("workload", "ops"),
+    [
+        # inter-pod affinity and spread over zones, two namespaces, a churn of pods while measuring
+        ("mixed", {"createNodes", "createNamespaces", "createPods", "barrier", "churn", "sleep"}),
+        # nodes and pods shaped by the sample's args (resource cpu)
+        ("plugin", {"createNodes", "createPods"}),
+    ],
+)
+def test_the_other_built_in_workloads_run_for_real(
+    kplugin: Kplugin, sample: Callable[[str], Path], scratch: Path, workload: str, ops: set[str]
+) -> None:
+    """mixed and plugin against the real scheduler (the unit tests only parse them): every
+    op they use runs, both profiles bind every measured pod, the plugin is measured."""
+    run = kplugin("bench", str(sample(OLDEST)), "--workload", workload, "--nodes", "100", "--pods", "100", "--json")
+    assert run.code == 0, run.stderr
+    document = json.loads(run.stdout)
+    facts = document["kplugin"]
+    assert facts["workload"]["source"] == f"built-in {workload}" and set(facts["workload"]["ops"]) == ops
+    items = document["dataItems"]
+    throughput = {i["labels"]["Profile"]: i for i in items if i["labels"]["Metric"] == "SchedulingThroughput"}
+    assert throughput["baseline"]["data"]["Average"] > 0 and throughput["project"]["data"]["Average"] > 0
+    for measured in facts["runs"]:
+        assert measured["measuredPods"] == 100 and measured["attempts"]["scheduled"] >= 100, measured
+        assert measured["attempts"]["error"] == 0, measured
+    plugin = {
+        (i["labels"]["plugin"], i["labels"]["extension_point"])
+        for i in items
+        if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
+        and i["labels"]["Profile"] == "project"
+    }
+    assert {("Gpu", "Filter"), ("Gpu", "Score")} <= plugin
+    assert list(scratch.iterdir()) == [], "the working directory is removed"
+
+
 SLEEP = "\ttime.Sleep(20 * time.Millisecond) // made slow on purpose (kplugin's test fixture)\n"
 # scheduler_perf's format with few initial pods: the slow plugin schedules about 8 pods a second
 SLOW_WORKLOAD = """\
