@@ -750,18 +750,18 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
     scheduling queue uses them, SignPod where it batches pods, none of the API it removed."""
     from kplugin.model.spec import ExtensionPoint
 
-    facts = ctx.target.release.facts
+    facts = ctx.target.facts
     minor = (ctx.target.version.major, ctx.target.version.minor)
     signing = (ExtensionPoint.PRE_FILTER, ExtensionPoint.FILTER, ExtensionPoint.PRE_SCORE, ExtensionPoint.SCORE)
     for plugin in ctx.project.plugins:
         sources = _plugin_sources(ctx, plugin)
-        if facts.hints_on_by_default(ctx.target.version.patch):
+        if facts.hints_on_by_default:
             for path, text in sources:
                 for line in events_without_hints(text, plugin.name):
                     yield Problem(
                         "hints-missing", path, line,
                         f"{plugin.name} registers an event without a QueueingHintFn, and Kubernetes "
-                        f"{ctx.target.version} uses hints ({facts.queueing_hints_at(ctx.target.version.patch)})",
+                        f"{ctx.target.version} uses hints ({facts.queueing_hints})",
                     )  # fmt: skip
         if facts.sign_pod and any(plugin.has(p) for p in signing) and "SignPod" not in _methods(sources, plugin):
             declared = re.compile(rf"^type {re.escape(plugin.name)} struct", re.M)

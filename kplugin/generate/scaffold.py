@@ -96,7 +96,7 @@ def template_context(
 
 def _common_context(spec: ProjectSpec) -> dict[str, Any]:
     version = spec.target.version
-    facts = spec.target.release.facts
+    facts = spec.target.facts
     return {
         "project_name": spec.name,
         "module": spec.module,
@@ -104,8 +104,7 @@ def _common_context(spec: ProjectSpec) -> dict[str, Any]:
         "k8s_version": str(version),
         "k8s_minor": version.minor_key,
         "api": str(spec.api),
-        # the queue's use of hints is the pinned patch's (1.28.0-1.28.4 differ from 1.28's newest)
-        "_shape": {**facts.as_context(), "queueing_hints": str(facts.queueing_hints_at(version.patch))},
+        "_shape": facts.as_context(),
         "_native": goapi.native_names(facts),
     }
 
@@ -137,8 +136,8 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "_helpers": {helper: helper for helper in goapi.HELPERS},
         "_build": _build_facts(spec),
         "_golangci_lint": _golangci_lint(),
-        "code_generator": release.facts.deepcopy_tool or version.staging_tag,
-        "deepcopy_flags": str(release.facts.deepcopy_flags),
+        "code_generator": spec.target.facts.deepcopy_tool or version.staging_tag,
+        "deepcopy_flags": str(spec.target.facts.deepcopy_flags),
     }
 
 
@@ -173,7 +172,7 @@ def _ci_builds(spec: ProjectSpec) -> list[dict[str, str]]:
 
 def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
     flags = {str(point): plugin.has(point) for point in ExtensionPoint}
-    parts = sections.plugin_parts(plugin, spec.target.release.facts, spec.api)
+    parts = sections.plugin_parts(plugin, spec.target.facts, spec.api)
     native_helpers = parts.pop("_native_helpers")
     return {
         **flags,
@@ -181,7 +180,7 @@ def _plugin_context(spec: ProjectSpec, plugin: PluginSpec) -> dict[str, Any]:
         "package": plugin.package,
         "plugin_name": plugin.name,
         "args": plugin.args,
-        "_names": goapi.names(spec.target.release.facts, spec.api),
+        "_names": goapi.names(spec.target.facts, spec.api),
         "_data": {
             "points": [{"name": str(p), "interface": p.interface} for p in plugin.extension_points],
             "extensions": [p.go_name for p in plugin.extension_points if p.config_name],

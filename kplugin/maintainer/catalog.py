@@ -76,9 +76,9 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
         ("1.29", True, "QueueingHintFn returns an error too; hints are Queue/QueueSkip"),
     ],
     # the SchedulerQueueingHints gate's default (pkg/features): off in 1.28's newest patches
-    # (1.28.0-1.28.4 had it on: hints_on_through_patch) to 1.31, beta on in 1.32-1.33, GA locked on 1.34-1.36,
-    # removed in 1.37; off, the queue ignores hint functions and retries a rejected pod on
-    # every event its rejectors registered
+    # (1.28.0-1.28.4 had it on: hints_on_through_patch) to 1.31, beta on in 1.32-1.33, GA
+    # locked on 1.34-1.36, removed in 1.37; off, the queue ignores hint functions and
+    # retries a rejected pod on every event its rejectors registered
     "queueing_hints": [
         ("1.28", "off", ""),
         ("1.32", "beta-on", "QueueingHints on by default"),

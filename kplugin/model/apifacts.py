@@ -6,7 +6,7 @@ minor's sources). Everything that differs between minors is decided from these."
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 
@@ -91,7 +91,7 @@ class ApiFacts:
     # QueueingHintFn returns (QueueingHint, error) and the hints are Queue/QueueSkip (1.29
     # on); 1.28's returns a QueueingHint only, with QueueAfterBackoff/QueueImmediately
     hint_error: bool
-    queueing_hints: QueueingHints  # at the minor's newest patches
+    queueing_hints: QueueingHints  # at the minor's newest patches (see at_patch)
     # the last patch that had the gate on by default where queueing_hints is off (1.28.4),
     # or -1
     hints_on_through_patch: int
@@ -122,14 +122,16 @@ class ApiFacts:
         """Plugin interfaces, Handle, NodeScoreList... are k8s.io/kube-scheduler/framework's."""
         return self.fwk_split is FwkSplit.PLUGINS
 
-    def queueing_hints_at(self, patch: int) -> QueueingHints:
-        """The gate's default at one patch of the minor (1.28.0-1.28.4 had it on)."""
+    def at_patch(self, patch: int) -> ApiFacts:
+        """The facts of one patch of the minor: the catalog's are its newest patch's, and
+        one differs in earlier patches (the queue's hints were on in 1.28.0-1.28.4)."""
         if self.queueing_hints is QueueingHints.OFF and patch <= self.hints_on_through_patch:
-            return QueueingHints.BETA_ON
-        return self.queueing_hints
+            return replace(self, queueing_hints=QueueingHints.BETA_ON)
+        return self
 
-    def hints_on_by_default(self, patch: int) -> bool:
-        return self.queueing_hints_at(patch) is not QueueingHints.OFF
+    @property
+    def hints_on_by_default(self) -> bool:
+        return self.queueing_hints is not QueueingHints.OFF
 
 
 _TYPES: dict[str, Any] = {

@@ -81,6 +81,11 @@ class Target:
     patch_was_implied: bool
     beyond_catalog: bool
 
+    @property
+    def facts(self) -> ApiFacts:
+        """The framework API of this exact version (the minor's, at this patch)."""
+        return self.release.facts.at_patch(self.version.patch)
+
 
 @cache
 def catalog() -> dict[str, MinorRelease]:
