@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from kplugin.core import names
 
@@ -43,11 +43,10 @@ def scalar(value: Any) -> str | None:
     return None
 
 
-class Kind:
+class Kind(Protocol):
     """One kind of value; ``check`` returns it as the API wants it, or raises."""
 
-    def check(self, value: Any, where: str, fail: Fail) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def check(self, value: Any, where: str, fail: Fail) -> Any: ...
 
 
 @dataclass(frozen=True)
