@@ -261,15 +261,24 @@ def test_a_filter_plugin_without_signpod_where_batching_exists(kplugin: K, proje
     assert not [f for f in older if f["rule"] == "signpod-missing"]
 
 
-def test_native_code_using_api_the_target_deprecates(kplugin: K, tmp_path: Path) -> None:
-    """1.35's native NormalizeScore uses fwk.MaxNodeScore/MinNodeScore; 1.36 deprecates them
-    (MaxScore, MinScore): a warning at each use, with line and fix, at 1.36 and not at 1.35."""
-    run = kplugin("new", "gpu-aware", "--k8s", "1.35", "--no-tidy", "-o", str(tmp_path), "--api", "native")
+def framework_findings_at(
+    kplugin: K, tmp_path: Path, made_for: str, target: str
+) -> tuple[Path, list[dict[str, object]]]:
+    """A native project made for one version: no framework finding there; the findings
+    doctor --k8s gives for another."""
+    run = kplugin("new", "gpu-aware", "--k8s", made_for, "--no-tidy", "-o", str(tmp_path), "--api", "native")
     assert run.code == 0, run.stderr
     project = tmp_path / "gpu-aware"
     _, findings = doctor(kplugin, project)
     assert not [f for f in findings if f["check"] == "framework"]
-    _, findings = doctor(kplugin, project, "--k8s", "1.36")
+    _, findings = doctor(kplugin, project, "--k8s", target)
+    return project, findings
+
+
+def test_native_code_using_api_the_target_deprecates(kplugin: K, tmp_path: Path) -> None:
+    """1.35's native NormalizeScore uses fwk.MaxNodeScore/MinNodeScore; 1.36 deprecates them
+    (MaxScore, MinScore): a warning at each use, with line and fix, at 1.36 and not at 1.35."""
+    project, findings = framework_findings_at(kplugin, tmp_path, "1.35", "1.36")
     deprecated = [f for f in findings if f["rule"] == "api-deprecated"]
     source = (project / "pkg/gpuaware/plugin.go").read_text().splitlines()
     uses = [i for i, text in enumerate(source, 1) if "fwk.MaxNodeScore" in text or "fwk.MinNodeScore" in text]
@@ -279,12 +288,7 @@ def test_native_code_using_api_the_target_deprecates(kplugin: K, tmp_path: Path)
 
 
 def test_native_code_using_api_the_target_removed(kplugin: K, tmp_path: Path) -> None:
-    run = kplugin("new", "gpu-aware", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path), "--api", "native")
-    assert run.code == 0, run.stderr
-    project = tmp_path / "gpu-aware"
-    _, findings = doctor(kplugin, project)
-    assert not [f for f in findings if f["check"] == "framework"]
-    _, findings = doctor(kplugin, project, "--k8s", "1.34")
+    _, findings = framework_findings_at(kplugin, tmp_path, "1.28.3", "1.34")
     removed = [f for f in findings if f["rule"] == "api-removed"]
     assert removed and all(f["file"] == "pkg/gpuaware/plugin.go" and f["line"] for f in removed)
     assert any("framework.CycleState is gone from 1.34" in f["what"] for f in removed)
