@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from kplugin.core import digest
 from kplugin.generate import scaffold
 from kplugin.model.spec import ExtensionPoint, ProjectSpec
 from kplugin.model.versions import resolve, supported_releases
@@ -119,5 +120,5 @@ def test_kplugin_yaml_records_each_generated_file() -> None:
     managed = {str(p) for p in files if scaffold.is_managed(p)}
     assert set(recorded) == managed
     assert "pkg/compat/plugin.go" not in recorded and "go.mod" not in recorded
-    for path, digest in recorded.items():
-        assert digest == scaffold.digest(files[PurePosixPath(path)]), path
+    for path, recorded_digest in recorded.items():
+        assert recorded_digest == digest.sha256_hex(files[PurePosixPath(path)]), path

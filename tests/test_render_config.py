@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -49,6 +51,26 @@ def test_sample_defaults_only_while_args_go_is_as_generated(kplugin: K, project:
     with (project / "pkg/gpuaware/args.go").open("a") as handle:
         handle.write("// edited\n")
     assert plugin_args() == {}
+
+
+def test_start_up_loads_neither_the_generator_nor_openssl(project: Path) -> None:
+    """render-config's start-up is a benchmark target (benchmarks/cli_startup.py): a
+    render checks args.go's sha256 with the interpreter's own SHA-256, not hashlib (which
+    loads OpenSSL), and imports nothing of the generator. A fresh interpreter, as a user
+    runs it."""
+    program = (
+        "import sys; from kplugin.cli import main\n"
+        "try:\n    main(['render-config', sys.argv[1], '-o', sys.argv[2]])\n"
+        "except SystemExit as done:\n    assert not done.code, done.code\n"
+        "print('\\n'.join(sorted(sys.modules)))"
+    )
+    out = project.parent / "rendered.yaml"
+    run = subprocess.run([sys.executable, "-c", program, str(project), str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    loaded = set(run.stdout.split())
+    assert "kplugin.core.digest" in loaded and out.read_text() == (project / "deploy/scheduler-config.yaml").read_text()
+    unwanted = {"_hashlib", "hashlib", "jinja2", "cookiecutter", "kplugin.generate.scaffold", "kplugin.generate.sync"}
+    assert not loaded & unwanted, sorted(loaded & unwanted)
 
 
 def test_options(kplugin: K, project: Path, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 from conftest import Run, tree
 from ruamel.yaml import YAML
 
+from kplugin.core import digest
 from kplugin.generate import scaffold
 
 Kplugin = Callable[..., Run]
@@ -186,7 +187,7 @@ def test_add_plugin_creates_the_package_and_registers_it(kplugin: Kplugin, proje
     )
     meta = YAML(typ="safe").load(after["kplugin.yaml"])
     assert [p["name"] for p in meta["plugins"]] == ["Gpu", "Another"]
-    assert meta["generated"]["pkg/another/zz_generated.adapter.go"] == scaffold.digest(
+    assert meta["generated"]["pkg/another/zz_generated.adapter.go"] == digest.sha256_hex(
         after["pkg/another/zz_generated.adapter.go"]
     )
     config = YAML(typ="safe").load(after["deploy/scheduler-config.yaml"])

@@ -3,13 +3,12 @@ that prints the pinned Kubernetes version."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kplugin.build.platform import Platform, host_arch
-from kplugin.core import elf, proc
+from kplugin.core import digest, elf, proc
 from kplugin.core.errors import OperationError
 from kplugin.model.project import Project
 
@@ -51,7 +50,7 @@ def verify(binary: Path, plat: Platform, project: Project, progress: Progress) -
         platform=str(plat),
         path=str(binary),
         size=len(data),
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=digest.sha256_hex(data),
         arch=info.arch,
         static=info.static,
         go_version=info.go_version,

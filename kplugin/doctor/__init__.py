@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin.core import elf, safefs, yamlio
+from kplugin.core import digest, elf, safefs, yamlio
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.doctor.rules import BY_ID, ERROR, INFO, RULES, WARNING, Problem, Rule
 from kplugin.model import manifests
@@ -610,7 +610,6 @@ def check_go_mod(ctx: Context) -> Iterator[Problem]:
 
 def check_generated(ctx: Context) -> Iterator[Problem]:
     """10. generated files as kplugin wrote them (kplugin.yaml records their sha256)."""
-    import hashlib
 
     for name, recorded in sorted(ctx.project.generated.items()):
         path = ctx.project.root / name
@@ -621,7 +620,7 @@ def check_generated(ctx: Context) -> Iterator[Problem]:
             continue
         if data is None:
             yield Problem("generated-missing", path, None, f"generated file {name} is missing")
-        elif hashlib.sha256(data).hexdigest() != recorded:
+        elif digest.sha256_hex(data) != recorded:
             yield Problem("generated-edited", path, None, f"generated file {name} was edited by hand")
 
 

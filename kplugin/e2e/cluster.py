@@ -13,7 +13,6 @@ would land on them.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import secrets
 import time
 import urllib.parse
@@ -21,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
-from kplugin.core import yamlio
+from kplugin.core import digest, yamlio
 from kplugin.core.errors import OperationError
 from kplugin.e2e import kinds
 from kplugin.e2e.apiclient import ApiError, Client
@@ -198,7 +197,7 @@ class Existing:
         if name not in self._names:
             real = f"kp-{self.run}-{name}"
             if len(real) > 63:
-                real = f"kp-{self.run}-{hashlib.sha256(name.encode()).hexdigest()[:16]}"
+                real = f"kp-{self.run}-{digest.sha256_hex(name.encode())[:16]}"
             self._names[name] = real
             self._back[real] = name
             self.created_namespaces.append(real)  # removed afterwards, created or not

@@ -35,7 +35,6 @@ time), up to 1 GB; YAML up to 4 MB, since ruamel builds about 0.3 MB/s of it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -43,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kplugin.core import names, safefs, yamlio
+from kplugin.core import digest, names, safefs, yamlio
 from kplugin.core.errors import UsageError
 from kplugin.e2e import jsonstream, kinds, kube, schema
 
@@ -451,8 +450,8 @@ class _Reader:
     def implicit_runtime_class(self, overhead: dict[str, str]) -> str:
         """A RuntimeClass for a pod's overhead (the API server takes an overhead only
         from a pod's RuntimeClass)."""
-        digest = hashlib.sha256(json.dumps(overhead, sort_keys=True).encode()).hexdigest()[:10]
-        name = f"kplugin-overhead-{digest}"
+        key = digest.sha256_hex(json.dumps(overhead, sort_keys=True).encode())[:10]
+        name = f"kplugin-overhead-{key}"
         if not any(o.info.kind == "RuntimeClass" and o.name == name for o in self.objects):
             info = kinds.BY_KIND["RuntimeClass"]
             body = {

@@ -19,7 +19,6 @@ used as written, and the caller is told why they were not checked.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -28,9 +27,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
-from kplugin.core import proc, safefs, yamlio
+from kplugin.core import digest, proc, safefs, yamlio
 from kplugin.core.errors import KpluginError, OperationError, ToolError, UsageError
 from kplugin.model.project import Project
 from kplugin.model.spec import PluginSpec
@@ -45,8 +44,10 @@ def args_file(plugin: PluginSpec) -> PurePosixPath:
     return ARGS_DIR / f"{plugin.package}.yaml"
 
 
-@dataclass(frozen=True)
-class ArgField:
+class ArgField(NamedTuple):
+    """One field of a plugin's Args type, as the decoder program reports it (records here
+    are NamedTuples: see kplugin.model.versions)."""
+
     name: str
     type: str
     go: str
@@ -64,8 +65,7 @@ class ArgField:
         )
 
 
-@dataclass(frozen=True)
-class PluginArgs:
+class PluginArgs(NamedTuple):
     """One plugin's Args as its Go code has them."""
 
     takes_args: bool
@@ -98,19 +98,19 @@ def unchanged_sample_defaults(root: Path, plugin: PluginSpec, recorded: str | No
         on_disk = safefs.read_project_file(root, f"pkg/{plugin.package}/args.go")
     except KpluginError:
         return None
-    if on_disk is None or hashlib.sha256(on_disk).hexdigest() != recorded:
+    if on_disk is None or digest.sha256_hex(on_disk) != recorded:
         return None
     return dict(SAMPLE_ARGS_DEFAULTS)
 
 
 def _sources_digest(root: Path, module: str, packages: list[str], program: bytes) -> str:
-    digest = hashlib.sha256()
+    hasher = digest.sha256()
     for part in (program, module.encode(), "\0".join(packages).encode()):
-        digest.update(len(part).to_bytes(8, "big") + part)
+        hasher.update(len(part).to_bytes(8, "big") + part)
     go = shutil.which("go")
     if go is not None:
         stat = os.stat(go)
-        digest.update(f"{go}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+        hasher.update(f"{go}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     files = [root / "go.mod", root / "go.sum"]
     for top in ("pkg", "internal"):
         base = root / top
@@ -122,8 +122,8 @@ def _sources_digest(root: Path, module: str, packages: list[str], program: bytes
     for path in files:
         relative = path.relative_to(root).as_posix()
         data = safefs.read_project_file(root, relative) or b""
-        digest.update(relative.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
-    return digest.hexdigest()
+        hasher.update(relative.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    return hasher.hexdigest()
 
 
 def _program(project: Project) -> bytes:

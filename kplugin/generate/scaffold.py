@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin import __version__
-from kplugin.core import yamlio
+from kplugin.core import digest, yamlio
 from kplugin.generate import chart, sections, stage, templating
 from kplugin.generate.argsinfo import SAMPLE_ARGS_DEFAULTS
 from kplugin.generate.plan import Change, FilePlan
@@ -39,10 +38,6 @@ def _user_files() -> tuple[str, ...]:
 
 def is_managed(path: PurePosixPath) -> bool:
     return not is_user_file(path) and path.as_posix() not in EDITED_FILES
-
-
-def digest(content: bytes) -> str:
-    return hashlib.sha256(content).hexdigest()
 
 
 @dataclass
@@ -226,7 +221,7 @@ def project_metadata(
                 "extensionPoints": [str(e) for e in p.extension_points],
                 "args": p.args,
                 **(
-                    {"argsSha256": digest(files[PurePosixPath("pkg", p.package, "args.go")])}
+                    {"argsSha256": digest.sha256_hex(files[PurePosixPath("pkg", p.package, "args.go")])}
                     if PurePosixPath("pkg", p.package, "args.go") in files
                     else {}
                 ),
@@ -265,7 +260,7 @@ def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, A
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
     for name, text in chart.chart_files(spec, config, _rules(spec)).items():
         plan.add(f"charts/{spec.name}/{name}", text)
-    generated = {str(path): digest(content) for path, content in plan.files.items() if is_managed(path)}
+    generated = {str(path): digest.sha256_hex(content) for path, content in plan.files.items() if is_managed(path)}
     plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec, generated, plan.files)))
     return plan
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin.core import golang, proc, safefs, yamlio
+from kplugin.core import digest, golang, proc, safefs, yamlio
 from kplugin.core.errors import OperationError, ToolError, UsageError
 from kplugin.generate import scaffold, stage
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE, Project
@@ -140,12 +140,12 @@ def plan(
             elif disk is None:
                 sync.not_recreated.append(path)
             continue
-        generated[str(path)] = scaffold.digest(content)
+        generated[str(path)] = digest.sha256_hex(content)
         if disk == content:
             continue
-        if disk is not None and recorded.get(str(path)) == scaffold.digest(content):
+        if disk is not None and recorded.get(str(path)) == digest.sha256_hex(content):
             continue  # kplugin would write what it wrote before: a hand edit there stands
-        if disk is None or force or recorded.get(str(path)) == scaffold.digest(disk):
+        if disk is None or force or recorded.get(str(path)) == digest.sha256_hex(disk):
             sync.writes[path] = content
         elif keep_edited:
             sync.conflicts.append(Conflict(path, "edited by hand; kept, the new version is beside it"))
@@ -160,7 +160,7 @@ def plan(
         disk = _read(project.root, path)
         if disk is None:
             continue
-        if force or recorded[name] == scaffold.digest(disk):
+        if force or recorded[name] == digest.sha256_hex(disk):
             sync.deletes.append(path)
         elif not keep_edited:
             sync.conflicts.append(Conflict(path, "edited by hand, and the new version has no such file"))
