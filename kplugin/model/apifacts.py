@@ -6,8 +6,7 @@ minor's sources). Everything that differs between minors is decided from these."
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class FwkSplit(enum.StrEnum):
@@ -67,9 +66,9 @@ class QueueingHints(enum.StrEnum):
     ALWAYS = "always"  # gate removed (1.37)
 
 
-@dataclass(frozen=True)
-class ApiFacts:
-    """The framework API of one Kubernetes minor, as the templates need it."""
+class ApiFacts(NamedTuple):
+    """The framework API of one Kubernetes minor, as the templates need it (a NamedTuple:
+    see kplugin.model.versions for why)."""
 
     templates: bool
     factory_ctx: bool
@@ -103,14 +102,15 @@ class ApiFacts:
         """The facts of a catalog entry; every field must be there (the catalog script
         writes them all for every minor)."""
         values = {}
-        for f in fields(cls):
-            kind = f.type if isinstance(f.type, type) else _TYPES.get(str(f.type), str)
-            values[f.name] = kind(entry[f.name])
+        for name, annotation in cls.__annotations__.items():
+            spelled = getattr(annotation, "__forward_arg__", annotation)  # a string under PEP 563
+            kind = spelled if isinstance(spelled, type) else _TYPES[str(spelled)]
+            values[name] = kind(entry[name])
         return cls(**values)
 
     def as_context(self) -> dict[str, Any]:
         """Plain values, for template contexts (cookiecutter's JSON-able context)."""
-        return {name: (str(value) if isinstance(value, enum.Enum) else value) for name, value in asdict(self).items()}
+        return {name: (str(value) if isinstance(value, enum.Enum) else value) for name, value in self._asdict().items()}
 
     @property
     def data_in_fwk(self) -> bool:
@@ -126,7 +126,7 @@ class ApiFacts:
         """The facts of one patch of the minor: the catalog's are its newest patch's, and
         one differs in earlier patches (the queue's hints were on in 1.28.0-1.28.4)."""
         if self.queueing_hints is QueueingHints.OFF and patch <= self.hints_on_through_patch:
-            return replace(self, queueing_hints=QueueingHints.BETA_ON)
+            return self._replace(queueing_hints=QueueingHints.BETA_ON)
         return self
 
     @property
