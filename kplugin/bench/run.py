@@ -1092,7 +1092,7 @@ def prepare(
         cluster_config = kubeconfigs.load(kubeconfig, context)
         endpoint = kubeconfigs.endpoint(cluster_config)  # an exec plugin runs once, here
     request = render.RenderRequest(project=project, target=project.target, leader_elect=False)
-    config = render.compose_config(request, progress)
+    config, notices = render.compose_config(request, progress)
     plugins = tuple(p.name for p in project.plugins)
     if loaded is None:
         loaded = workloads.plugin_workload(config.args, plugins)
@@ -1105,5 +1105,5 @@ def prepare(
         kubeconfig=cluster_config,
         endpoint=endpoint,
         allow_existing_pods=allow_existing_pods,
-        notices=(*request.notices, *scaled.notices),
+        notices=(*notices, *scaled.notices),
     )

@@ -87,8 +87,8 @@ def render_config(
         percentage_of_nodes_to_score=percentage,
         kubeconfig=kubeconfig,
     )
-    config = render.compose_config(request, say)
-    for notice in request.notices:
+    config, notices = render.compose_config(request, say)
+    for notice in notices:
         note(notice)
     text = render.merge(merge, config) if merge is not None else render.render(config, project, fmt)
     if validate:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kplugin.core import yamlio
 from kplugin.core.errors import UsageError
@@ -59,8 +58,9 @@ def parse_weights(values: Sequence[str], project: Project) -> dict[str, int]:
     return weights
 
 
-@dataclass(frozen=True)
-class RenderRequest:
+class RenderRequest(NamedTuple):
+    """What to render (a NamedTuple: see kplugin.model.versions)."""
+
     project: Project
     target: Target
     api_version: str | None = None
@@ -73,13 +73,14 @@ class RenderRequest:
     percentage_of_nodes_to_score: int | None = None
     kubeconfig: str | None = None
     run_go: bool = True  # learn the args from the Go code (False: only what kplugin generated)
-    notices: list[str] = field(default_factory=list, compare=False)
 
 
-def compose_config(request: RenderRequest, progress: Callable[[str], None] = lambda _: None) -> SchedulerConfig:
-    """Validate every input and return the configuration to render. The plugins' args
-    (--args, else their args files) are decoded by the plugins' own Go code where it can
-    run here; request.notices says when it could not."""
+def compose_config(
+    request: RenderRequest, progress: Callable[[str], None] = lambda _: None
+) -> tuple[SchedulerConfig, tuple[str, ...]]:
+    """Validate every input and return the configuration to render, and notes for the
+    user. The plugins' args (--args, else their args files) are decoded by the plugins'
+    own Go code where it can run here; the notes say when it could not."""
     project = request.project
     served = request.target.release.config_api_versions
     api_version = request.api_version if request.api_version is not None else "v1"  # '' is a mistake
@@ -119,9 +120,8 @@ def compose_config(request: RenderRequest, progress: Callable[[str], None] = lam
         progress=progress,
         run_go=request.run_go,
     )
-    request.notices.extend(resolved.notices)
     args = resolved.args
-    return SchedulerConfig(
+    config = SchedulerConfig(
         scheduler_names=tuple(names),
         plugins=project.plugins,
         api_version=api_version,
@@ -133,6 +133,7 @@ def compose_config(request: RenderRequest, progress: Callable[[str], None] = lam
         percentage_of_nodes_to_score=percentage,
         kubeconfig=request.kubeconfig,
     )
+    return config, tuple(resolved.notices)
 
 
 def _sample_defaults(project: Project, plugin: PluginSpec) -> dict[str, Any] | None:

@@ -114,8 +114,8 @@ def prepare(
         weights=weights,
         disable_default=disable_default,
     )
-    config = render.compose_config(request, progress)
-    return Inputs(project=project, scenario=loaded, config=config, rbac=rbac, notices=tuple(request.notices))
+    config, notices = render.compose_config(request, progress)
+    return Inputs(project=project, scenario=loaded, config=config, rbac=rbac, notices=notices)
 
 
 def check_config(inputs: Inputs, scheduler: Path) -> None:

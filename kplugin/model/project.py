@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kplugin.core.errors import UsageError
 from kplugin.model.goapi import NATIVE, ApiMode
@@ -31,8 +30,10 @@ PROJECT_FILE = "kplugin.yaml"
 EDITED_FILES = ("go.mod", "go.sum", PROJECT_FILE)
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
+    """A project as its kplugin.yaml describes it, checked (a NamedTuple: see
+    kplugin.model.versions)."""
+
     root: Path
     name: str
     module: str
@@ -40,11 +41,11 @@ class Project:
     scheduler_name: str
     image: str
     plugins: tuple[PluginSpec, ...]
-    api: ApiMode = NATIVE
     # sha256 of each managed file as kplugin last wrote it (empty for projects of 0.1.0)
-    generated: dict[str, str] = field(default_factory=dict)
+    generated: dict[str, str]
     # sha256 of the args.go kplugin wrote for each plugin (its defaults are known while it is unchanged)
-    args_digests: dict[str, str] = field(default_factory=dict)
+    args_digests: dict[str, str]
+    api: ApiMode = NATIVE
 
     @property
     def version(self) -> KubeVersion:
