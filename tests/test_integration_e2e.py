@@ -90,6 +90,8 @@ def test_the_plugin_decides_in_a_real_scheduler(
     scores = {s["node"]: s for s in pods["train-1"]["scores"]}
     assert scores["gpu-big"]["plugins"]["Gpu"] == 100 and scores["gpu-small"]["plugins"]["Gpu"] == 0
     assert scores["gpu-big"]["total"] > scores["gpu-small"]["total"]
+    if version == OLDEST:  # the defaults score too (from 1.33 BalancedAllocation skips a pod without cpu/memory)
+        assert "NodeResourcesBalancedAllocation" in scores["gpu-big"]["plugins"], scores
     assert "cpu-only" not in scores  # filtered out by the plugin (no accelerator label)
     # Filter: the one node the selector allows is refused by the plugin, in its own words
     assert "node cpu-only does not have label example.com/accelerator" in pods["web-1"]["reason"]
@@ -101,6 +103,30 @@ def test_the_plugin_decides_in_a_real_scheduler(
         assert pods["held-1"]["reason"].startswith("no scheduling attempt reported within 30s")
     if "postfilter" in points:  # the plugin's PostFilter ran for the pods nothing fits
         assert "3 of 3 nodes rejected pod default/web-1" in pods["web-1"]["reason"]
+
+
+def test_weight_and_disable_default_reach_the_real_scheduler(
+    kplugin: Kplugin, tmp_path: Path, inputs: tuple[Path, Path]
+) -> None:
+    """e2e's --weight and --disable-default change the profile the real scheduler runs,
+    as its own per-plugin scores show (they are weighted): the plugin's score is three
+    times what it is at weight 1 (100, above), and the disabled default plugin scores no
+    node (it does without the option, above). The placements do not change."""
+    project = new(kplugin, tmp_path, OLDEST)
+    scenario, args = inputs
+    run = kplugin(
+        "e2e", str(project), "--scenario", str(scenario), "--args", str(args), "--json",
+        "--weight", "Gpu=3", "--disable-default", "NodeResourcesBalancedAllocation",
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["ok"], result
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert pods["train-1"]["node"] == "gpu-big" and pods["train-4"]["node"] == "gpu-small"
+    scores = {s["node"]: s["plugins"] for s in pods["train-1"]["scores"]}
+    assert scores["gpu-big"]["Gpu"] == 300 and scores["gpu-small"]["Gpu"] == 0
+    assert all("NodeResourcesBalancedAllocation" not in plugins for plugins in scores.values()), scores
+    assert all("NodeResourcesFit" in plugins for plugins in scores.values()), scores  # the other defaults stay
 
 
 def test_a_wrong_expectation_fails_and_says_where_the_pod_went(
