@@ -144,6 +144,34 @@ def test_the_other_built_in_workloads_run_for_real(
     assert list(scratch.iterdir()) == [], "the working directory is removed"
 
 
+def test_another_minor_through_a_retargeted_copy(
+    kplugin: Kplugin, sample: Callable[[str], Path], scratch: Path
+) -> None:
+    """--k8s measures the project on another minor: a retargeted copy is built and run on
+    that minor's control plane; the project itself (pinned to the oldest) is not changed."""
+    project = sample(OLDEST)
+    before = {name: (project / name).read_bytes() for name in ("go.mod", "go.sum", "kplugin.yaml")}
+    run = kplugin(
+        "bench", str(project), "--k8s", NEWEST, "--workload", "plugin", "--nodes", "100", "--pods", "100", "--json"
+    )
+    assert run.code == 0, run.stderr
+    document = json.loads(run.stdout)
+    facts = document["kplugin"]
+    assert facts["kubernetes"].startswith(NEWEST), facts["kubernetes"]
+    for measured in facts["runs"]:
+        assert measured["measuredPods"] == 100 and measured["attempts"]["scheduled"] >= 100, measured
+    plugin = {
+        (i["labels"]["plugin"], i["labels"]["extension_point"])
+        for i in document["dataItems"]
+        if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
+        and i["labels"]["Profile"] == "project"
+    }
+    assert {("Gpu", "Filter"), ("Gpu", "Score")} <= plugin
+    assert {name: (project / name).read_bytes() for name in before} == before, "the project is as it was"
+    assert [p.name for p in project.parent.iterdir()] == [project.name], "the copy (beside it) is removed"
+    assert list(scratch.iterdir()) == [], "the working directory is removed"
+
+
 SLEEP = "\ttime.Sleep(20 * time.Millisecond) // made slow on purpose (kplugin's test fixture)\n"
 # scheduler_perf's format with few initial pods: the slow plugin schedules about 8 pods a second
 SLOW_WORKLOAD = """\
