@@ -259,12 +259,16 @@ BAD_INPUTS = {
         LIST_HEAD + NODE + ', {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}]}',
         "items[1].kind: 'Deployment' is not a kind kplugin reads (it reads CSIDriver, ",
     ),
+    "list-item-without-kind": (
+        LIST_HEAD + '{"apiVersion": "v1", "metadata": {"name": "x"}}]}',
+        "items[0]: has no kind (kplugin reads CSIDriver, ",
+    ),
     "list-unknown-kind-yaml": (
         "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pood, metadata: {name: x}}\n",
         "items[0].kind: 'Pood' is not a kind kplugin reads",
     ),
     "truncated-yaml": ("nodes:\n- name: a\n  labels: {zone: a\npods:\n- name: b\n", "is not valid YAML at line"),
-    "truncated-json-list": (LIST_HEAD + NODE + ", " + NODE[:40], "is not valid YAML"),
+    "truncated-json-list": (LIST_HEAD + NODE + ", " + NODE[:40], "is not valid JSON at line 1"),
     "refused-pod-name": (
         LIST_HEAD + NODE + "," + POD.replace('"p1"', '"Web_1"') + "]}",
         "items[1] (Pod web/Web_1): metadata.name: 'Web_1' is not a DNS-1123 name",

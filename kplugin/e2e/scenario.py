@@ -631,6 +631,8 @@ class _Reader:
             obj = self.mapping(item, where)
             kind = obj.get("kind")
             if not isinstance(kind, str) or kind not in kinds.ALL:
+                if kind is None:
+                    raise self.fail(where, f"has no kind (kplugin reads {kinds.ACCEPTED})")
                 raise self.fail(
                     f"{where}.kind", f"{schema.shown(kind)} is not a kind kplugin reads (it reads {kinds.ACCEPTED})"
                 )
