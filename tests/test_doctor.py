@@ -134,8 +134,8 @@ CASES = [
     ("generated-edited", "generated", "warning", "pkg/gpuaware/zz_generated.adapter.go", None, "edited by hand"),
     ("generated-missing", "generated", "warning", "internal/fw/zz_generated.fw.go", None, "is missing"),
     ("method-not-listed", "extension-points", "error", "pkg/gpuaware/plugin.go", 139, "implements Reserve"),
-    ("listed-not-implemented", "extension-points", "error", "kplugin.yaml", None, "has no Permit method"),
-    ("config-enables-unlisted", "extension-points", "error", CONFIG, None, "enables GpuAware at reserve"),
+    ("listed-not-implemented", "extension-points", "error", "kplugin.yaml", 13, "has no Permit method"),
+    ("config-enables-unlisted", "extension-points", "error", CONFIG, 12, "enables GpuAware at reserve"),
 ]
 
 
@@ -165,6 +165,24 @@ def test_finds_seeded_mistake(
     assert code == (1 if any(f["severity"] == "error" for f in findings) else 0)
     if severity == "error":
         assert code == 1
+
+
+def test_listed_points_are_found_in_the_right_plugin(kplugin: K, project: Path) -> None:
+    """A second plugin of another shape (QueueSort only): the finding for a point it lists
+    and does not implement names its own list's line, not the first plugin's."""
+    run = kplugin("add", "plugin", "FifoSort", "--extension-points", "queuesort", "-p", str(project), "--no-tidy")
+    assert run.code == 0, run.stderr
+    meta = project / "kplugin.yaml"
+    edit(meta, "  - queuesort\n", "  - queuesort\n  - filter\n")
+    code, findings = doctor(kplugin, project)
+    missing = [f for f in findings if f["rule"] == "point-not-implemented"]
+    assert [(f["file"], f["what"]) for f in missing] == [
+        ("kplugin.yaml", "kplugin.yaml lists filter for FifoSort, but pkg/fifosort has no Filter method on FifoSort")
+    ]
+    lines = meta.read_text().splitlines()
+    assert lines[int(str(missing[0]["line"])) - 1] == "  - filter"
+    assert lines.index("- name: FifoSort") < int(str(missing[0]["line"])) - 1
+    assert code == 1
 
 
 def test_text_output_names_file_and_line(kplugin: K, project: Path) -> None:

@@ -631,11 +631,11 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
     from kplugin.model.spec import ExtensionPoint
 
     meta = ctx.project.root / "kplugin.yaml"
-    by_config: dict[str, set[str]] = {}
+    by_config: dict[str, dict[str, int | None]] = {}  # plugin -> enabled point -> its entry's line
     for profile in _profiles(ctx):
-        for point, kind, entry, _, _ in _plugin_entries(ctx, profile):
+        for point, kind, entry, entries, i in _plugin_entries(ctx, profile):
             if kind == "enabled":
-                by_config.setdefault(str(entry.get("name", "")), set()).add(point)
+                by_config.setdefault(str(entry.get("name", "")), {}).setdefault(point, line_of(entries, i))
     for plugin in ctx.project.plugins:
         try:
             in_code = methods_in_code(ctx.project, plugin)
@@ -658,7 +658,7 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
                 yield Problem(
                     "point-not-implemented",
                     meta,
-                    None,
+                    _listed_line(ctx, meta, plugin.name, point),
                     f"kplugin.yaml lists {point} for {plugin.name}, but pkg/{plugin.package} has no "
                     f"{point.go_name} method on {plugin.name}",
                     point=point,
@@ -672,7 +672,7 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
                 yield Problem(
                     "point-not-enabled-in-code",
                     ctx.config_path,
-                    None,
+                    enabled[config_point],
                     f"the configuration enables {plugin.name} at {config_point}, which kplugin.yaml does not list",
                     plugin=plugin.name,
                     point=configured,
@@ -685,6 +685,18 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
                     None,
                     f"{plugin.name} implements {point.go_name}, but the configuration does not enable it there",
                 )
+
+
+def _listed_line(ctx: Context, meta: Path, plugin: str, point: str) -> int | None:
+    """The line of kplugin.yaml that lists ``point`` for ``plugin`` (kplugin.yaml was
+    validated on load: only its line numbers are read here)."""
+    doc = ctx.load(meta)
+    plugins = doc.get("plugins") if isinstance(doc, dict) else None
+    for entry in plugins if isinstance(plugins, list) else []:
+        points = entry.get("extensionPoints") if isinstance(entry, dict) and entry.get("name") == plugin else None
+        if isinstance(points, list) and point in points:
+            return line_of(points, points.index(point))
+    return None
 
 
 # What the framework removed or deprecated, as --api native code would spell it (layer
