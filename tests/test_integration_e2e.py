@@ -166,6 +166,33 @@ def _processes_mentioning(text: str) -> list[str]:
     return found
 
 
+def test_a_scheduler_rbac_refuses_is_reported_as_such(
+    kplugin: Kplugin, tmp_path: Path, inputs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """deploy/rbac.yaml without the nodes rule: the scheduler's informers never sync, so
+    it never decides a pod. e2e says what RBAC refused it, and stops waiting as soon as
+    the scheduler's log shows it. (It had waited out the 120 s start-up probe, and then
+    reported the API server's close of the idle connection: "cannot reach … EOF".)"""
+    project = new(kplugin, tmp_path, OLDEST)
+    rbac = project / "deploy/rbac.yaml"
+    text = rbac.read_text()
+    assert text.count("  - nodes\n") == 1
+    rbac.write_text(text.replace("  - nodes\n", "  - nodez\n"))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    scenario, args = inputs
+    run = kplugin("e2e", str(project), "--scenario", str(scenario), "--args", str(args))
+    assert run.code == 1, run.stdout
+    assert run.stderr.strip().splitlines()[-1] == (
+        "kplugin: error: deploy/rbac.yaml does not let the scheduler (system:serviceaccount:kube-system:gpu) "
+        "list nodes: add the rules (kplugin upgrade regenerates the file), or run with --admin"
+    )
+    assert "cannot reach" not in run.stderr and "Traceback" not in run.stderr
+    assert list(scratch.iterdir()) == []
+    assert _processes_mentioning(str(scratch)) == []
+
+
 def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     kplugin: Kplugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -114,6 +114,16 @@ def query(path: str, **params: str | int | None) -> str:
     return f"{path}{'&' if '?' in path else '?'}{urllib.parse.urlencode(shown)}"
 
 
+# what reusing a kept-alive connection the server has closed raises
+_CLOSED_BY_SERVER = (
+    http.client.RemoteDisconnected,
+    ConnectionResetError,
+    BrokenPipeError,
+    ssl.SSLEOFError,
+    ssl.SSLZeroReturnError,
+)
+
+
 def _reason(err: BaseException) -> str:
     if isinstance(err, ssl.SSLCertVerificationError):
         return f"TLS certificate not trusted ({err.verify_message})"
@@ -152,7 +162,8 @@ class Client:
     ) -> tuple[int, bytes, http.client.HTTPResponse]:
         """One request: (status, body, response). Connection problems raise
         OperationError after one retry on a fresh connection (a kept-alive connection the
-        server closed in between fails once)."""
+        server closed in between fails once: kube-apiserver closes one idle for 90 s, and
+        over TLS that shows as an EOF)."""
         data = body if isinstance(body, bytes) else (_encode(body) if body is not None else None)
         headers = dict(self._headers)
         if data is not None:
@@ -175,9 +186,7 @@ class Client:
                 return response.status, payload, response
             except (http.client.HTTPException, OSError) as err:
                 self.close()
-                retry = attempt == 1 and isinstance(
-                    err, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
-                )
+                retry = attempt == 1 and isinstance(err, _CLOSED_BY_SERVER)
                 if not retry:
                     raise OperationError(f"cannot reach {self.endpoint.name}: {_reason(err)}") from None
         raise AssertionError("unreachable")  # pragma: no cover

@@ -381,9 +381,10 @@ def _create_pending(
 PROBE_WAIT = 120.0  # a big cluster takes a while to list; a PreEnqueue plugin may hold the probe
 
 
-def _probe(target: Target, profile: Profile, watch: PodWatch, namespace: str) -> None:
+def _probe(target: Target, profile: Profile, watch: PodWatch, namespace: str, refusals: Refusals) -> None:
     """Wait until the scheduler has started and synced its caches: a pod nothing can
-    take gets its verdict (or PROBE_WAIT seconds pass)."""
+    take gets its verdict (or PROBE_WAIT seconds pass, or RBAC refused the scheduler
+    something: its informers may never sync)."""
     name = f"kplugin-probe-{secrets.token_hex(3)}"
     real = target.namespace(namespace)
     body = {
@@ -404,7 +405,7 @@ def _probe(target: Target, profile: Profile, watch: PodWatch, namespace: str) ->
         target.check()
         watch.check()
         state = watch.snapshot().get(key or "")
-        if state is not None and state.refused:
+        if (state is not None and state.refused) or refusals.any():
             break
         time.sleep(0.1)
     target.client.delete(f"/api/v1/namespaces/{real}/pods/{name}")
@@ -566,15 +567,14 @@ def replay(
         refusals = Refusals(process.log)
         pending = queue_order(scenario, [p for p in scenario.pods if not p.node_name])
         if pending:
-            _probe(target, profile, watch, pending[0].namespace)
+            _probe(target, profile, watch, pending[0].namespace, refusals)
         started = time.monotonic()
         created = created.plus(_create_pending(scenario, profile, target, feedback, pending))
         watch.last_change = time.monotonic()
         # expectations are about the end: the last wait weighs them
         expect = scenario.expect if profile.label == "plugin" else {}
-        _settle(
-            watch, wanted, target, timeout, feedback, f"{profile.label}: pods decided", {} if scenario.steps else expect
-        )
+        first = f"{profile.label}: pods decided"
+        _settle(watch, wanted, target, timeout, feedback, first, {} if scenario.steps else expect, refusals)
         for i, step in enumerate(scenario.steps):
             feedback.step(f"{profile.label}: steps[{i}] {step.describe()}")
             _run_step(step, scenario, profile, target, wanted, deleted, watch)
