@@ -8,10 +8,10 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from fakeapi import JsonHandler, serving
 
 from kplugin.core.errors import OperationError
 from kplugin.e2e import bulk
@@ -38,13 +38,7 @@ class FakeApi:
 def api() -> Iterator[tuple[FakeApi, Client]]:
     fake = FakeApi()
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive
-        disable_nagle_algorithm = True  # as a Go server: headers and body are not held apart
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
+    class Handler(JsonHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             name = body["metadata"]["name"]
@@ -70,26 +64,8 @@ def api() -> Iterator[tuple[FakeApi, Client]]:
                 with fake.lock:
                     fake.active -= 1
 
-        def answer(self, code: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(code)
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    client = Client(Endpoint(f"http://127.0.0.1:{server.server_address[1]}"))
-    try:
-        yield fake, client
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield fake, Client(Endpoint(url))
 
 
 def pods(count: int, made: list[int] | None = None) -> Iterator[dict[str, Any]]:

@@ -284,7 +284,8 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
     labelled with the run."""
     import json
     import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from fakeapi import JsonHandler, serving
 
     from kplugin.e2e import cluster
     from kplugin.e2e.apiclient import Client, Endpoint
@@ -294,26 +295,15 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
     seen: list[tuple[str, str, dict[str, object]]] = []
     lock = threading.Lock()
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def log_message(self, *args: object) -> None:
-            pass
-
+    class Handler(JsonHandler):
         def handle_any(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             with lock:
                 seen.append((self.command, self.path, body))
-            self.send_response(201)
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"{}")
+            self.answer(201, {})
 
         do_POST = do_PATCH = handle_any
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     path = tmp_path / "s.yaml"
     path.write_text(
         "namespaces: [{name: ml, labels: {team: ml}}]\n"
@@ -329,19 +319,18 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
         " expectedPods: 2}}\n"
     )
     loaded = load_scenario(path)
-    client = Client(Endpoint(f"http://127.0.0.1:{server.server_address[1]}"))
-    config = Kubeconfig(tmp_path, "ctx", {}, {}, {})
-    target = cluster.Existing(config, client, tmp_path / "work", lambda _: None)
-    target.run = "r1"
-    profile = replay.Profile("plugin", target.scheduler_name("gpu"), {})
-    try:
-        created = replay._create_state(loaded, profile, target, replay.Silent())
-        pending = replay.queue_order(loaded, [p for p in loaded.pods if not p.node_name])
-        replay._create_pending(loaded, profile, target, replay.Silent(), pending)
-    finally:
-        server.shutdown()
-        server.server_close()
-        client.close()
+    with serving(Handler) as url:
+        client = Client(Endpoint(url))
+        config = Kubeconfig(tmp_path, "ctx", {}, {}, {})
+        target = cluster.Existing(config, client, tmp_path / "work", lambda _: None)
+        target.run = "r1"
+        profile = replay.Profile("plugin", target.scheduler_name("gpu"), {})
+        try:
+            created = replay._create_state(loaded, profile, target, replay.Silent())
+            pending = replay.queue_order(loaded, [p for p in loaded.pods if not p.node_name])
+            replay._create_pending(loaded, profile, target, replay.Silent(), pending)
+        finally:
+            client.close()
     assert created.objects == len(seen) - 1 == 8, "the pending pod comes later, to a running scheduler"
     order = [(method, url.split("?")[0]) for method, url, _ in seen]
     first = order[:4]  # namespaces, the class, the overhead's RuntimeClass: in any order among them

@@ -7,15 +7,14 @@ The run against a real control plane is in test_integration_snapshot."""
 from __future__ import annotations
 
 import json
-import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Run
+from fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
 from kplugin.core.errors import UsageError
@@ -123,13 +122,7 @@ class Fake:
 def api(tmp_path: Path) -> Iterator[tuple[Fake, Path]]:
     fake = Fake()
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
+    class Handler(JsonHandler):
         def do_GET(self) -> None:
             if self.headers.get("Authorization") != f"Bearer {fake.token}":
                 return self.answer(401, {"kind": "Status", "message": "Unauthorized", "reason": "Unauthorized"})
@@ -152,24 +145,8 @@ def api(tmp_path: Path) -> Iterator[tuple[Fake, Path]]:
             more = str(start + limit) if start + limit < len(items) else ""
             return self.answer(200, {"metadata": {"continue": more}, "items": json.loads(json.dumps(page))})
 
-        def answer(self, code: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    path = write_kubeconfig(tmp_path, f"http://127.0.0.1:{server.server_address[1]}", {"token": fake.token})
-    try:
-        yield fake, path
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield fake, write_kubeconfig(tmp_path, url, {"token": fake.token})
 
 
 def write_kubeconfig(tmp_path: Path, server: str, user: dict[str, Any], name: str = "kubeconfig") -> Path:
