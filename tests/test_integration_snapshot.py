@@ -319,6 +319,34 @@ def test_a_kubectl_list_replayed_with_a_preemption(kplugin: Kplugin, tmp_path: P
     assert list(scratch.iterdir()) == []
 
 
+def test_reschedule_replays_bound_pods_as_pending(kplugin: Kplugin, tmp_path: Path, scratch: Path) -> None:
+    """The same List with --reschedule app=batch: batch-0 and batch-1, bound in the
+    cluster, are scheduled again, in queue order after urgent (priority 1000000 before
+    10). urgent now takes gpu-1's free GPU without preempting anyone; batch-0 tolerates
+    gpu-2's taint and takes its GPU; batch-1 (2 GPUs) fits nowhere, and nothing of lower
+    priority can make room, in either profile; web still moves."""
+    project = new(kplugin, tmp_path)
+    args = ["--scenario", str(LIST), "--args", str(tmp_path / "args.yaml"), "--compare", "default"]
+    run = kplugin("e2e", str(project), *args, "--reschedule", "app=batch", "--json")
+    assert run.code == 0, run.stderr
+    diff = json.loads(run.stdout)
+    assert diff["summary"] == {
+        "compared": 5,  # urgent, web and gpu-job as before, and the two batch pods
+        "same": 4,
+        "moved": 1,
+        "becameSchedulable": 0,
+        "becameUnschedulable": 0,
+        "preempted": {"plugin": 0, "default": 0},
+    }
+    (web,) = diff["moved"]
+    assert (web["pod"], web["plugin"]["node"], web["default"]["node"]) == ("web", "gpu-1", "cpu-1")
+    # kube-proxy, urgent, batch-0, web, gpu-job: batch-1 is placed by neither profile
+    assert diff["totals"]["pods"] == {"plugin": "5", "default": "5"}
+    assert diff["totals"]["cpu"] == {"plugin": "3", "default": "3"}
+    assert not [u for u in diff["nodeUse"] if u["node"] == "gpu-2"], "batch-0 is on gpu-2 in both"
+    assert list(scratch.iterdir()) == []
+
+
 def diff_text(kplugin: Kplugin, project: Path, args: list[str]) -> str:
     run = kplugin("e2e", str(project), *args)
     assert run.code == 0, run.stderr
