@@ -221,6 +221,46 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     assert _processes_mentioning(str(scratch)) == []
 
 
+# --- the objects the scheduler's own plugins read: volumes, DRA -----------------------
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.mark.parametrize(
+    ("version", "scenario", "pod", "without"),
+    [
+        (OLDEST, "volume-scenario.yaml", "db", "  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n"),
+        (NEWEST, "dra-scenario.yaml", "train", "  resourceClaims: [{name: gpu, resourceClaimName: train-gpu}]\n"),
+    ],
+    ids=["volume-1.28", "dra-newest"],
+)
+def test_volumes_and_dra_objects_decide_in_a_real_scheduler(
+    kplugin: Kplugin, tmp_path: Path, version: str, scenario: str, pod: str, without: str
+) -> None:
+    """A StorageClass, a PersistentVolume with node affinity and the claim bound to it (at
+    the oldest minor); a DeviceClass, a node's ResourceSlice and a ResourceClaim (at the
+    newest): replayed into the real API server, the scheduler's VolumeBinding and
+    DynamicResources plugins keep the pod on node a, where the sample plugin alone would
+    not put it. The same scenario without the pod's volume or claim is the control."""
+    project = new(kplugin, tmp_path, OLDEST)
+    args = tmp_path / "args.yaml"
+    args.write_text(ARGS)
+    text = (DATA / scenario).read_text()
+    options = ["--args", str(args), "--k8s", version, "--json"]
+    run = kplugin("e2e", str(project), "--scenario", str(DATA / scenario), *options)
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["ok"] and result["kubernetes"].startswith(version), result
+    assert {p["pod"]: p["node"] for p in result["pods"]} == {pod: "a", "web": "b"}
+    assert result["denied"] == [], "deploy/rbac.yaml lets the scheduler read and write what the plugins need"
+    control = tmp_path / "control.yaml"
+    assert text.count(without) == 1
+    control.write_text(text.replace(without, "").replace(f"  {pod}: a\n", f"  {pod}: b\n"))
+    run = kplugin("e2e", str(project), "--scenario", str(control), *options)
+    assert run.code == 0, run.stderr
+    assert {p["pod"]: p["node"] for p in json.loads(run.stdout)["pods"]} == {pod: "b", "web": "b"}
+
+
 # --- examples/weighted-fit: a real plugin with non-trivial Args -------------------------
 
 WEIGHTED_FIT = EXAMPLES / "weighted-fit"
