@@ -6,7 +6,9 @@ label; nothing else rejects it: no nodeSelector, enough of the resource) gets no
 attempt when another label is added to a node, and is bound within seconds once a node
 gains the configured label: long before the unschedulable-pod flush (5 minutes, left at
 its default) could have retried it. Attempts and requeues come from the scheduler's own
-log (e2e --json), the times from its kept log (--keep).
+log (e2e --json), the times from its kept log (--keep). The plugin's other two hints
+(more of the resource on a node; a pod holding it deleted) the same way, with the
+profile's NodeResourcesFit disabled so that the plugin alone rejects the pod.
 
 SignPod, at the newest minor: the project's profile keeps batching on (no "Disabling
 signatures" line in the scheduler's log); a copy of the project whose plugin no longer
@@ -111,13 +113,13 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return where
 
 
-def e2e(kplugin: Kplugin, project: Path, tmp_path: Path, scenario: str) -> tuple[dict[str, Any], Path]:
+def e2e(kplugin: Kplugin, project: Path, tmp_path: Path, scenario: str, *options: str) -> tuple[dict[str, Any], Path]:
     """Run the scenario with --keep --json: the report, and the scheduler's kept log."""
     tmp_path.mkdir(parents=True)
     (tmp_path / "scenario.yaml").write_text(scenario)
     (tmp_path / "args.yaml").write_text(ARGS)
     run = kplugin("e2e", str(project), "--scenario", str(tmp_path / "scenario.yaml"),
-                  "--args", str(tmp_path / "args.yaml"), "--keep", "--json")  # fmt: skip
+                  "--args", str(tmp_path / "args.yaml"), "--keep", "--json", *options)  # fmt: skip
     assert run.code == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["ok"] and report["work"], report
@@ -141,8 +143,8 @@ def elapsed(start: str, end: str) -> float:
     return (of_day(end) - of_day(start)) % 86400
 
 
-def lines_about(log: Path, message: str) -> list[str]:
-    pod = re.compile(rf'(?:pod|entity)="default/{POD}"')
+def lines_about(log: Path, message: str, name: str = POD) -> list[str]:
+    pod = re.compile(rf'(?:pod|entity)="default/{name}"')
     return [line for line in log.read_text(errors="replace").splitlines() if message in line and pod.search(line)]
 
 
@@ -187,6 +189,84 @@ def test_a_label_requeues_the_pod_and_an_unrelated_one_does_not(
     # the whole wait (first attempt, the 5 s step, the label) is far below the flush
     assert waited < FLUSH_SECONDS / 10, (first, bound)
     assert report["scheduling"]["seconds"] < FLUSH_SECONDS / 10, report["scheduling"]
+
+
+# The plugin's other two hints, for a pod it rejects for want of free GPUs. Only the
+# plugin may reject it: NodeResourcesFit, which counts the same extended resource (and has
+# hints of its own), is disabled in the profile.
+FIT_OFF = ("--disable-default", "NodeResourcesFit")
+WAITS = "waits-for-gpu"
+# n1 has 1 GPU, the pod wants 2: more CPU is a QueueSkip, more GPUs a Queue
+ALLOCATABLE = f"""\
+nodes:
+- {{name: n1, labels: {{example.com/accelerator: "true"}}, capacity: {{example.com/gpu: "1"}}}}
+pods:
+- {{name: {WAITS}, requests: {{example.com/gpu: "2"}}}}
+steps:
+- updateNode: {{node: n1, capacity: {{cpu: "16"}}}}
+- wait: 5
+- updateNode: {{node: n1, capacity: {{example.com/gpu: "4"}}}}
+expect:
+  {WAITS}: n1
+"""
+# n1's 2 GPUs are taken: deleting a pod without GPUs is a QueueSkip, the GPUs' holder a Queue
+DELETED = f"""\
+nodes:
+- {{name: n1, labels: {{example.com/accelerator: "true"}}, capacity: {{example.com/gpu: "2"}}}}
+pods:
+- {{name: holds-gpus, nodeName: n1, requests: {{example.com/gpu: "2"}}}}
+- {{name: holds-cpu, nodeName: n1, requests: {{cpu: "1"}}}}
+- {{name: {WAITS}, requests: {{example.com/gpu: "1"}}}}
+steps:
+- deletePods: [holds-cpu]
+- wait: 5
+- deletePods: [holds-gpus]
+expect:
+  {WAITS}: n1
+"""
+
+
+@pytest.mark.parametrize("version", [HINTS_EARLY, HINTS_ON, NEWEST])
+@pytest.mark.parametrize(
+    ("scenario", "event"),
+    [(ALLOCATABLE, "Allocatable"), (DELETED, "AssignedPodDelete")],
+    ids=["allocatable", "deleted"],
+)
+def test_more_gpus_or_a_freed_gpu_requeue_the_pod_and_other_changes_do_not(
+    kplugin: Kplugin,
+    projects: Callable[[str], Path],
+    tmp_path: Path,
+    scratch: Path,
+    version: str,
+    scenario: str,
+    event: str,
+) -> None:
+    """isSchedulableAfterNodeChange (more allocatable) and isSchedulableAfterPodDeleted in
+    the real scheduler: the unrelated change of the same kind is skipped by the plugin's
+    hint (one "not making pod schedulable" line for that event, no attempt), the related
+    one requeues the pod, which is bound at its second attempt."""
+    report, log = e2e(kplugin, projects(version), tmp_path / "run", scenario, *FIT_OFF)
+    (pod,) = [p for p in report["pods"] if p["pod"] == WAITS]
+    assert (pod["node"], pod["attempts"]) == ("n1", 2), pod
+    (requeue,) = pod["requeues"]
+    assert event in requeue["event"], requeue
+    if "hint" in requeue:  # the minors whose queue logs it (1.28-1.34)
+        assert requeue["hint"] in {"QueueAfterBackoff", "QueueImmediately"}, requeue
+    text = log.read_text(errors="replace").splitlines()
+    skipped = [line for line in text if "Event is not making" in line and WAITS in line and event in line]
+    # 1.28's queue runs a pre-check of its own on a node event first (preCheckForNode in
+    # eventhandlers.go: the pod must fit the node's resources), which drops the unrelated
+    # change before any hint is asked; from 1.32 it skips that pre-check when hints are on,
+    # and the plugin's hint says QueueSkip. A pod's deletion has no pre-check.
+    asked = scenario is DELETED or version != HINTS_EARLY
+    assert len(skipped) == (1 if asked else 0), skipped
+    first, second = lines_about(log, "Attempting to schedule pod", WAITS)
+    moved = next(line for line in lines_about(log, "moved to an internal scheduling queue", WAITS)
+                 if f'event="{requeue["event"]}"' in line)  # fmt: skip
+    # the unrelated change came first, then the 5 s step, then the one that requeues
+    assert elapsed(first, moved) >= 5 and elapsed(moved, second) < 5, (first, moved, second)
+    if asked:
+        assert elapsed(first, skipped[0]) < elapsed(first, moved), (skipped, moved)
 
 
 def signatures_disabled(log: Path) -> list[str]:
