@@ -247,3 +247,76 @@ def test_unregistered_plugin_rejected_by_binary_and_doctor(
     assert "'Ghost'" in run.stdout and "is not registered" in run.stdout
     clean = kplugin("doctor", str(project), "--binary", str(binaries["gpu-aware"]))
     assert clean.code == 0, clean.stdout
+
+
+# fw.QueuedPod and its neighbours on the entries of the newest minor's queue, which may be
+# pod groups (the GenericWorkload gate): a QueueSort-only project, built against the real
+# framework types
+QUEUED_TEST = """\
+package fw_test
+
+import (
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"example.com/fifo/internal/fw"
+)
+
+func TestQueuedPodOfAPodAndOfAPodGroup(t *testing.T) {
+	priority := int32(7)
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ml"}, Spec: v1.PodSpec{Priority: &priority}}
+	info, err := framework.NewPodInfo(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := time.Unix(1700000000, 0)
+	params := framework.QueueingParams{Timestamp: since}
+	var entry fw.QueuedInfo = &framework.QueuedPodInfo{PodInfo: info, QueueingParams: params}
+	if got := fw.QueuedPod(entry); got != pod {
+		t.Fatalf("QueuedPod(pod entry) = %v, want the pod", got)
+	}
+	if fw.QueuedPriority(entry) != 7 || !fw.QueuedSince(entry).Equal(since) {
+		t.Fatalf("pod entry: priority %d, since %v", fw.QueuedPriority(entry), fw.QueuedSince(entry))
+	}
+
+	groupPriority := int32(1000)
+	group := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "ml"},
+		Spec:       schedulingv1beta1.PodGroupSpec{Priority: &groupPriority},
+	}
+	var groupEntry fw.QueuedInfo = &framework.QueuedPodGroupInfo{
+		PodGroupInfo: &framework.PodGroupInfo{
+			Namespace: "ml", Name: "g", Type: fwk.PodGroupKeyType, UnscheduledPods: []*v1.Pod{pod}, PodGroup: group,
+		},
+		QueueingParams: framework.QueueingParams{Timestamp: since.Add(time.Second)},
+	}
+	if got := fw.QueuedPod(groupEntry); got != nil {
+		t.Fatalf("QueuedPod(pod group entry) = %v, want nil", got)
+	}
+	if fw.QueuedPriority(groupEntry) != 1000 || !fw.QueuedSince(groupEntry).Equal(since.Add(time.Second)) {
+		t.Fatalf("pod group entry: priority %d, since %v", fw.QueuedPriority(groupEntry), fw.QueuedSince(groupEntry))
+	}
+}
+"""
+
+
+def test_queued_pod_on_a_pod_group_at_the_newest_minor(
+    kplugin: Callable[..., Run], go_env: dict[str, str], tmp_path: Path
+) -> None:
+    from kplugin.model.versions import supported_releases
+
+    newest = supported_releases()[-1].key
+    run = kplugin("new", "fifo", "--k8s", newest, "--module", "example.com/fifo", "--extension-points", "queuesort",
+                  "-o", str(tmp_path))  # fmt: skip
+    assert run.code == 0, run.stderr
+    project = tmp_path / "fifo"
+    (project / "internal/fw/queued_test.go").write_text(QUEUED_TEST)
+    output = go(project, "test", "-count=1", "-v", "-run", "TestQueuedPodOfAPodAndOfAPodGroup", "./internal/fw/",
+                env=go_env)  # fmt: skip
+    assert "--- PASS: TestQueuedPodOfAPodAndOfAPodGroup " in output, output
