@@ -282,16 +282,16 @@ def test_two_racing_add_plugin_runs_one_wins(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
-@pytest.mark.parametrize("name", ["new", "add-plugin"])
+@pytest.mark.parametrize("name", ["new", "add-plugin", "upgrade"])
 def test_signal_while_staging_cleans_up(tmp_path: Path, name: str, signum: signal.Signals) -> None:
     """The signal arrives while go mod tidy runs in the staging directory."""
     world = hostile.make_world(tmp_path, project=name != "new")
     extra = slow_go(tmp_path / "bin", 30)
-    args = (
-        ("new", "p", "--k8s", K8S, "-o", str(world.work))
-        if name == "new"
-        else ("add", "plugin", "Xx", "-p", str(world.project))
-    )
+    args = {
+        "new": ("new", "p", "--k8s", K8S, "-o", str(world.work)),
+        "add-plugin": ("add", "plugin", "Xx", "-p", str(world.project)),
+        "upgrade": ("upgrade", str(world.project), "--k8s", NEXT_K8S),
+    }[name]
     before = world.snapshot()
     proc = spawn(*args, cwd=world.work, extra_env=extra)
     assert hostile.wait_for(lambda: hostile.staging_left(world.work) != []), finish(proc).stderr
