@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -480,3 +481,20 @@ def test_the_readmes_scenario_is_one(tmp_path: Path) -> None:
     start = readme.index("namespaces: [{name: ml, labels: {team: ml}}]")
     loaded = load(tmp_path, readme[start : readme.index("```", start)])
     assert len(loaded.steps) == 7 and loaded.expect["ml/train-1"] == ("deleted",)
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "named"),
+    [
+        ('{"items": [', "--scenario /tmp/list.json", "JSON"),  # the name says so
+        ('{"items": [', "--args /tmp/args.yaml", "YAML"),  # the name says so
+        ("items: [", "--scenario /tmp/list.JSON", "JSON"),
+        ('[{"a": 1}, ', "standard input", "JSON"),  # no name: what it opens with
+        ("a: [", "standard input", "YAML"),
+    ],
+)
+def test_a_broken_file_is_named_json_or_yaml(text: str, where: str, named: str) -> None:
+    from kplugin.core import yamlio
+
+    with pytest.raises(UsageError, match=rf"^{re.escape(where)} is not valid {named} at line \d"):
+        yamlio.parse(text, where)

@@ -13,7 +13,7 @@ import io
 import re
 from collections.abc import Iterable
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -129,17 +129,21 @@ def _refuse_shapes(text: str, where: str, max_depth: int) -> None:
             depth -= 1
 
 
-def syntax(text: str) -> str:
-    """What a user's text says it is, for an error message: "JSON" when it opens with
-    ``{`` or ``[`` (as ``kubectl get -o json`` writes), else "YAML". It is read as YAML
-    either way, JSON being YAML's subset."""
+def syntax(text: str, where: str) -> str:
+    """What a user's file is, for an error message (it is read as YAML either way, JSON
+    being YAML's subset): what its name says (``where`` ends with it: .json, .yaml or
+    .yml), else "JSON" for a text that opens with ``{`` or ``[``, as ``kubectl get -o
+    json`` writes, else "YAML"."""
+    suffix = PurePath(where.split()[-1] if where.split() else "").suffix.lower()
+    if suffix in (".json", ".yaml", ".yml"):
+        return "JSON" if suffix == ".json" else "YAML"
     return "JSON" if text.lstrip()[:1] in ("{", "[") else "YAML"
 
 
 def parse(text: str, where: str, *, every_document: bool = False, max_depth: int = MAX_DEPTH) -> Any:
     """Safe-load YAML (or JSON) that came from a user: plain data only, no anchors or
     aliases, at most ``max_depth`` levels; any problem is a UsageError naming ``where``
-    (and JSON, not YAML, when the text looks like JSON)."""
+    (and JSON, not YAML, for a JSON file: see ``syntax``)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
@@ -154,9 +158,9 @@ def parse(text: str, where: str, *, every_document: bool = False, max_depth: int
     except UsageError:
         raise
     except YAMLError as err:
-        raise UsageError(f"{where} is not valid {syntax(text)}{describe_error(err)}") from None
+        raise UsageError(f"{where} is not valid {syntax(text, where)}{describe_error(err)}") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as err:  # e.g. an int of 5,000 digits
-        raise UsageError(f"{where} is not valid {syntax(text)}: {str(err).splitlines()[0][:200]}") from None
+        raise UsageError(f"{where} is not valid {syntax(text, where)}: {str(err).splitlines()[0][:200]}") from None
 
 
 def load_file(path: Path, what: str, *, every_document: bool = False, limit: int | None = None) -> Any:
