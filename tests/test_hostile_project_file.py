@@ -210,6 +210,10 @@ CASES: dict[str, Case] = {
     "image-bad": Case(rewrite(put("image", "Evil Image")), "image"),
     "image-no-tag": Case(rewrite(put("image", "registry.example.com/p")), "image"),
     "api-bad": Case(rewrite(put("api", "evil")), "api 'evil'"),
+    # where a fork is comes from --template, never from the file
+    "template-path": Case(
+        rewrite(put("template", "../../outside/fork")), "template '../../outside/fork' is not 'fork'"
+    ),
     "kplugin-list": Case(rewrite(put("kplugin", [1])), "kplugin"),
     "unknown-key": Case(rewrite(put("evil", 1)), "evil is not a field of kplugin.yaml"),
     "document-list": Case(rewrite(lambda _doc: [1, 2]), "the document must be a mapping"),

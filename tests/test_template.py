@@ -77,6 +77,73 @@ def test_new_with_a_fork_of_the_template(kplugin: New, tmp_path: Path) -> None:
     assert tree(tmp_path / "z/acme") == tree(tmp_path / "a/acme")
 
 
+def acme_fork(tmp_path: Path) -> Path:
+    """A fork with a document of the team's own, declared the user's (docs/TEAM.md), and
+    its house style in a managed file (a line in the Makefile)."""
+    fork = tmp_path / "fork"
+    shutil.copytree(templates_root() / "project", fork)
+    top = fork / "[[cookiecutter.project_name]]"
+    (top / "docs").mkdir()
+    (top / "docs/TEAM.md").write_text("# [[ cookiecutter.project_name ]] at ACME\nOwners: team-sched\n")
+    config = json.loads((fork / "cookiecutter.json").read_text())
+    config["_files"]["user"].append("docs/TEAM.md")
+    (fork / "cookiecutter.json").write_text(json.dumps(config, indent=2))
+    makefile = top / "Makefile"
+    makefile.write_text("# ACME house style\n" + makefile.read_text())
+    return fork
+
+
+def test_upgrade_and_add_render_the_fork_the_project_was_made_from(kplugin: New, tmp_path: Path) -> None:
+    """kplugin.yaml records that a project comes from a fork (template: fork), never where
+    the fork is: upgrade and add plugin refuse to go on without --template (kplugin's own
+    template would drop the team's files and style), and with it they render the fork,
+    its files owned as the fork declares them."""
+    fork = acme_fork(tmp_path)
+    run = kplugin("new", "acme", "--k8s", "1.28.3", "--no-tidy", "--template", str(fork), "-o", str(tmp_path))
+    assert run.code == 0, run.stderr
+    project = tmp_path / "acme"
+    meta = yamlio.parse((project / "kplugin.yaml").read_text(), "kplugin.yaml")
+    assert meta["template"] == "fork"
+    assert "docs/TEAM.md" not in meta["generated"] and "Makefile" in meta["generated"]
+    team = project / "docs/TEAM.md"
+    team.write_text(team.read_text() + "On call: ops-2\n")  # the team's own edit
+    before = tree(project)
+    for args in (("upgrade", str(project), "--k8s", "1.37"), ("add", "plugin", "FifoSort", "-p", str(project))):
+        run = kplugin(*args, "--no-tidy")
+        assert run.code == 2, run.stderr
+        assert run.stderr.strip().splitlines() == [
+            f"kplugin: error: {project.resolve() / 'kplugin.yaml'} says the project was made from a fork of "
+            "kplugin's project template (template: fork): give the fork again with --template DIR|ZIP (or delete "
+            "that line to move the project to kplugin's own template)"
+        ]
+        assert tree(project) == before
+    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--no-tidy", "--template", str(fork))
+    assert run.code == 0, run.stderr
+    # another shape of plugin, through the same fork
+    run = kplugin("add", "plugin", "FifoSort", "--extension-points", "queuesort", "-p", str(project), "--no-tidy",
+                  "--template", str(fork))  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert team.read_text() == "# acme at ACME\nOwners: team-sched\nOn call: ops-2\n"
+    assert (project / "Makefile").read_text().startswith("# ACME house style\n")
+    assert "k8s.io/kubernetes v1.37" in (project / "go.mod").read_text()
+    assert (project / "pkg/fifosort/plugin.go").is_file()
+    meta = yamlio.parse((project / "kplugin.yaml").read_text(), "kplugin.yaml")
+    assert meta["template"] == "fork" and "docs/TEAM.md" not in meta["generated"]
+    assert [p["name"] for p in meta["plugins"]] == ["Acme", "FifoSort"]
+
+
+def test_a_project_of_kplugins_own_template_may_move_to_a_fork(kplugin: New, tmp_path: Path) -> None:
+    fork = acme_fork(tmp_path)
+    run = kplugin("new", "acme", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path))
+    assert run.code == 0, run.stderr
+    project = tmp_path / "acme"
+    assert "template" not in yamlio.parse((project / "kplugin.yaml").read_text(), "kplugin.yaml")
+    run = kplugin("upgrade", str(project), "--k8s", "1.28.3", "--no-tidy", "--template", str(fork))
+    assert run.code == 0, run.stderr
+    assert (project / "docs/TEAM.md").read_text() == "# acme at ACME\nOwners: team-sched\n"
+    assert yamlio.parse((project / "kplugin.yaml").read_text(), "kplugin.yaml")["template"] == "fork"
+
+
 @pytest.mark.parametrize(
     ("broken", "needle"),
     [

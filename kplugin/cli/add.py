@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.changes import DryRun, KeepEdited, report
+from kplugin.cli.changes import DryRun, KeepEdited, Template, load_project, report
 
 add_app = typer.Typer(
     name="add",
@@ -35,13 +35,13 @@ def plugin(
     keep_edited: KeepEdited = False,
     no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy.")] = False,
     dry_run: DryRun = False,
+    template: Template = None,
 ) -> None:
     """Add a plugin package to the project and register it."""
     from kplugin.cli.console import say
     from kplugin.generate import addplugin
-    from kplugin.model import project as projects
 
-    project = projects.load(project_dir)
+    project = load_project(project_dir, template)
     result = addplugin.add_plugin(
         project, name, extension_points, keep_edited=keep_edited, tidy=not no_tidy, dry_run=dry_run, progress=say
     )
@@ -66,13 +66,13 @@ def extension_point(
     keep_edited: KeepEdited = False,
     no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy.")] = False,
     dry_run: DryRun = False,
+    template: Template = None,
 ) -> None:
     """Add an extension point to a plugin: its adapter, the configuration and a stub."""
     from kplugin.cli.console import note, say
     from kplugin.generate import addplugin
-    from kplugin.model import project as projects
 
-    project = projects.load(project_dir)
+    project = load_project(project_dir, template)
     result = addplugin.add_extension_points(
         project, plugin, points, keep_edited=keep_edited, tidy=not no_tidy, dry_run=dry_run, progress=say
     )

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.changes import DryRun, KeepEdited, report
+from kplugin.cli.changes import DryRun, KeepEdited, Template, load_project, report
 
 EPILOG = """Examples:
 
@@ -27,17 +27,17 @@ def upgrade(
     no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy (go.sum not updated).")] = False,
     dry_run: DryRun = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    template: Template = None,
 ) -> None:
     """Move the project to another Kubernetes version, keeping the plugin code as it is."""
     from kplugin.cli.console import out, say, status
     from kplugin.core.errors import UsageError
     from kplugin.generate import upgrade as core
-    from kplugin.model import project as projects
     from kplugin.model.versions import resolve
 
     if k8s is None:
         raise UsageError("missing --k8s; e.g. kplugin upgrade --k8s 1.37 (kplugin versions lists them)")
-    project = projects.load(path)
+    project = load_project(path, template)
     target = resolve(k8s)
     prepared = core.prepare(project, target, keep_edited=keep_edited, progress=say)
     with status(f"upgrading {project.root.name} from Kubernetes {project.version} to {target.version}…"):

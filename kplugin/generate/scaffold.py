@@ -22,22 +22,23 @@ from kplugin.model.schedconfig import SchedulerConfig
 from kplugin.model.spec import ExtensionPoint, PluginSpec, ProjectSpec
 
 
-def is_user_file(path: PurePosixPath) -> bool:
+def is_user_file(path: PurePosixPath, template: Path | None = None) -> bool:
     """A file kplugin writes once and never rewrites (the user's code and documents), as
-    the project template declares it (cookiecutter.json's ``_files.user``). Every other
-    file it renders is managed: kplugin.yaml records its sha256, and upgrade and add
-    plugin rewrite it when it was not edited since (and stop when it was)."""
-    return any(fnmatch.fnmatchcase(path.as_posix(), pattern) for pattern in _user_files())
+    the project template (kplugin's, or the fork ``template``) declares it
+    (cookiecutter.json's ``_files.user``). Every other file it renders is managed:
+    kplugin.yaml records its sha256, and upgrade and add plugin rewrite it when it was not
+    edited since (and stop when it was)."""
+    return any(fnmatch.fnmatchcase(path.as_posix(), pattern) for pattern in _user_files(template))
 
 
 @functools.cache
-def _user_files() -> tuple[str, ...]:
-    variables = templating.template_variables(templating.templates_root() / templating.PROJECT_TEMPLATE)
+def _user_files(template: Path | None) -> tuple[str, ...]:
+    variables = templating.template_variables(template or templating.templates_root() / templating.PROJECT_TEMPLATE)
     return templating.user_patterns(variables, {"point": [str(point) for point in ExtensionPoint]})
 
 
-def is_managed(path: PurePosixPath) -> bool:
-    return not is_user_file(path) and path.as_posix() not in EDITED_FILES
+def is_managed(path: PurePosixPath, template: Path | None = None) -> bool:
+    return not is_user_file(path, template) and path.as_posix() not in EDITED_FILES
 
 
 @dataclass
@@ -212,6 +213,7 @@ def project_metadata(
         "module": spec.module,
         "kubernetes": str(spec.target.version),
         "api": str(spec.api),
+        **({"template": "fork"} if spec.template is not None else {}),
         "schedulerName": spec.scheduler_name,
         "image": spec.image_ref,
         "plugins": [
@@ -260,7 +262,9 @@ def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, A
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
     for name, text in chart.chart_files(spec, config, _rules(spec)).items():
         plan.add(f"charts/{spec.name}/{name}", text)
-    generated = {str(path): digest.sha256_hex(content) for path, content in plan.files.items() if is_managed(path)}
+    generated = {
+        str(path): digest.sha256_hex(content) for path, content in plan.files.items() if is_managed(path, spec.template)
+    }
     plan.add(PROJECT_FILE, yamlio.dump(project_metadata(spec, generated, plan.files)))
     return plan
 

@@ -134,8 +134,10 @@ def plan(
         if str(path) in EDITED_FILES:
             continue
         disk = _read(project.root, path)
-        if scaffold.is_user_file(path):
-            if disk is None and any(path == new or new in path.parents for new in create):
+        if scaffold.is_user_file(path, spec.template):
+            # a project that moves to a fork gets the fork's own user files (never over one on disk)
+            adopted = spec.template is not None and not project.fork and not scaffold.is_user_file(path)
+            if disk is None and (adopted or any(path == new or new in path.parents for new in create)):
                 sync.writes[path] = content
             elif disk is None:
                 sync.not_recreated.append(path)

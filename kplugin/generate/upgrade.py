@@ -34,7 +34,7 @@ def check_user_code(project: Project, spec: ProjectSpec, after: dict[PurePosixPa
     if project.api != NATIVE:
         return
     before = scaffold.render_project(project.spec(), project.root).files
-    differing = sorted(p for p in before if scaffold.is_user_file(p) and before[p] != after.get(p))
+    differing = sorted(p for p in before if scaffold.is_user_file(p, spec.template) and before[p] != after.get(p))
     if differing:
         raise UsageError(
             f"--k8s {spec.target.version}: this project's plugin code is written against the framework API of "

@@ -46,6 +46,11 @@ class Project(NamedTuple):
     # sha256 of the args.go kplugin wrote for each plugin (its defaults are known while it is unchanged)
     args_digests: dict[str, str]
     api: ApiMode = NATIVE
+    # made from a fork of kplugin's project template (kplugin new --template): its
+    # kplugin.yaml says so (template: fork), never where the fork is
+    fork: bool = False
+    # where the fork is, as this run's --template gives it (see with_template)
+    template: Path | None = None
 
     @property
     def version(self) -> KubeVersion:
@@ -64,11 +69,25 @@ class Project(NamedTuple):
             plugins=plugins if plugins is not None else self.plugins,
             api=self.api,
             image=retag_image(self.image, self.version, target.version),
+            template=self.template,
         )
+
+    def with_template(self, template: Path | None) -> Project:
+        """This project rendered through ``template`` (a checked fork, from --template):
+        required, and only then, when kplugin.yaml says the project was made from a fork
+        (kplugin cannot know where a fork is; a path in kplugin.yaml, which is untrusted
+        input, could lead anywhere)."""
+        if template is None and self.fork:
+            raise UsageError(
+                f"{self.root / PROJECT_FILE} says the project was made from a fork of kplugin's project template "
+                "(template: fork): give the fork again with --template DIR|ZIP (or delete that line to move the "
+                "project to kplugin's own template)"
+            )
+        return self._replace(template=template)
 
 
 # The keys kplugin.yaml may hold.
-_KEYS = {"kplugin", "name", "module", "kubernetes", "api", "schedulerName", "image", "plugins", "generated"}
+_KEYS = {"kplugin", "name", "module", "kubernetes", "api", "template", "schedulerName", "image", "plugins", "generated"}
 _PLUGIN_KEYS = {"name", "package", "extensionPoints", "args", "argsSha256"}
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
 _VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,2}([-+][0-9A-Za-z.-]{1,40})?", re.ASCII)
@@ -120,6 +139,8 @@ def parse(root: Path, raw: Any) -> Project:
     image = validate_image(raw["image"], where("image"))
     # kplugin 0.1.0 wrote no api key and generated against the framework directly
     api = validate_api(raw.get("api", NATIVE), where("api"))
+    if raw.get("template", "fork") != "fork":
+        raise fail("template", f"{str(raw['template'])[:40]!r} is not 'fork' (the only value: made from a fork)")
     plugins_raw = raw["plugins"]
     if not isinstance(plugins_raw, list) or not plugins_raw:
         raise fail("plugins", "must be a non-empty list of plugins")
@@ -187,4 +208,5 @@ def parse(root: Path, raw: Any) -> Project:
         args_digests=args_digests,
         api=api,
         generated=generated,
+        fork="template" in raw,
     )
