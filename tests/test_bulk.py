@@ -65,7 +65,11 @@ def api() -> Iterator[tuple[FakeApi, Client]]:
                     fake.active -= 1
 
     with serving(Handler) as url:
-        yield fake, Client(Endpoint(url))
+        client = Client(Endpoint(url))
+        try:
+            yield fake, client
+        finally:
+            client.close()
 
 
 def pods(count: int, made: list[int] | None = None) -> Iterator[dict[str, Any]]:

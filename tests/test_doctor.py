@@ -173,14 +173,14 @@ def test_listed_points_are_found_in_the_right_plugin(kplugin: K, project: Path) 
     run = kplugin("add", "plugin", "FifoSort", "--extension-points", "queuesort", "-p", str(project), "--no-tidy")
     assert run.code == 0, run.stderr
     meta = project / "kplugin.yaml"
-    edit(meta, "  - queuesort\n", "  - queuesort\n  - filter\n")
+    edit(meta, "  - queuesort\n", "  - queuesort\n  - Filter\n")  # a spelling kplugin.yaml accepts
     code, findings = doctor(kplugin, project)
     missing = [f for f in findings if f["rule"] == "point-not-implemented"]
     assert [(f["file"], f["what"]) for f in missing] == [
         ("kplugin.yaml", "kplugin.yaml lists filter for FifoSort, but pkg/fifosort has no Filter method on FifoSort")
     ]
     lines = meta.read_text().splitlines()
-    assert lines[int(str(missing[0]["line"])) - 1] == "  - filter"
+    assert lines[int(str(missing[0]["line"])) - 1] == "  - Filter"
     assert lines.index("- name: FifoSort") < int(str(missing[0]["line"])) - 1
     assert code == 1
 

@@ -173,6 +173,29 @@ cannot list resource "nodes" in API group "" at the cluster scope
 """.replace("\\\n", "")
 
 
+EVENTS_REFUSED = (
+    'E1203 event.go:359] "Server rejected event (will not retry!)" err="events.events.k8s.io is forbidden: User '
+    '\\"system:serviceaccount:kube-system:gpu\\" cannot create resource \\"events\\" in API group '
+    '\\"events.k8s.io\\" in the namespace \\"default\\""\n'
+)
+
+
+def test_only_an_informer_refused_stops_the_wait(tmp_path: Path) -> None:
+    """A refused list or watch means informers that never sync: e2e stops waiting. A
+    refused event does not stop the run (it is still reported at its end)."""
+    from kplugin.e2e.replay import Refusals
+
+    log = tmp_path / "kube-scheduler.log"
+    log.write_text(EVENTS_REFUSED)
+    refusals = Refusals(log)
+    assert e2e.denied_requests(EVENTS_REFUSED) == ["create events.events.k8s.io"]
+    assert not refusals.any()
+    with log.open("a") as more:
+        more.write(FORBIDDEN_LOG)
+    refusals.checked = 0.0  # it reads the log at most every 2 s
+    assert refusals.any()
+
+
 def test_rbac_denials_fail_the_run() -> None:
     from kplugin.core.errors import OperationError
 

@@ -284,7 +284,8 @@ def test_two_racing_add_plugin_runs_one_wins(tmp_path: Path) -> None:
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
 @pytest.mark.parametrize("name", ["new", "add-plugin", "upgrade"])
 def test_signal_while_staging_cleans_up(tmp_path: Path, name: str, signum: signal.Signals) -> None:
-    """The signal arrives while go mod tidy runs in the staging directory."""
+    """The signal arrives while go runs in the staging directory (go mod tidy; for
+    upgrade, go mod edit re-pinning go.mod first)."""
     world = hostile.make_world(tmp_path, project=name != "new")
     extra = slow_go(tmp_path / "bin", 30)
     args = {

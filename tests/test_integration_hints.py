@@ -258,7 +258,7 @@ def test_more_gpus_or_a_freed_gpu_requeue_the_pod_and_other_changes_do_not(
     # eventhandlers.go: the pod must fit the node's resources), which drops the unrelated
     # change before any hint is asked; from 1.32 it skips that pre-check when hints are on,
     # and the plugin's hint says QueueSkip. A pod's deletion has no pre-check.
-    asked = scenario is DELETED or version != HINTS_EARLY
+    asked = scenario == DELETED or version != HINTS_EARLY
     assert len(skipped) == (1 if asked else 0), skipped
     first, second = lines_about(log, "Attempting to schedule pod", WAITS)
     moved = next(line for line in lines_about(log, "moved to an internal scheduling queue", WAITS)

@@ -132,6 +132,39 @@ def test_upgrade_and_add_render_the_fork_the_project_was_made_from(kplugin: New,
     assert [p["name"] for p in meta["plugins"]] == ["Acme", "FifoSort"]
 
 
+def test_a_copy_for_another_version_renders_the_fork(kplugin: New, tmp_path: Path) -> None:
+    """build, e2e and bench --k8s work on a copy moved to that version, rendered from the
+    template: for a fork project, its fork (--template), else they refuse before anything
+    is built."""
+    from kplugin.generate import sync
+    from kplugin.generate.templating import fork as checked
+    from kplugin.model import project as projects
+
+    fork = acme_fork(tmp_path)
+    run = kplugin("new", "acme", "--k8s", "1.28.3", "--no-tidy", "--template", str(fork), "-o", str(tmp_path))
+    assert run.code == 0, run.stderr
+    project = tmp_path / "acme"
+    before = tree(project)
+    for command in (("build", "--builder", "local"), ("e2e",), ("bench",)):
+        run = kplugin(command[0], str(project), "--k8s", "1.37", *command[1:])
+        assert run.code == 2, run.stderr
+        assert (
+            run.stderr.strip()
+            .splitlines()[-1]
+            .endswith(
+                "says the project was made from a fork of kplugin's project template (template: fork): give the fork "
+                "again with --template DIR|ZIP (or delete that line to move the project to kplugin's own template)"
+            )
+        ), run.stderr
+        assert tree(project) == before
+    # what the copy is made of: the fork's files, none of the team's deleted
+    loaded = projects.load(project).with_template(checked(fork))
+    plan = sync.plan(loaded, loaded.spec(resolve("1.37")), force=True)
+    assert plan.writes[PurePosixPath("Makefile")].startswith(b"# ACME house style\n")
+    assert PurePosixPath("docs/TEAM.md") not in plan.deletes and not plan.conflicts
+    assert b"template: fork" in plan.metadata
+
+
 def test_a_project_of_kplugins_own_template_may_move_to_a_fork(kplugin: New, tmp_path: Path) -> None:
     fork = acme_fork(tmp_path)
     run = kplugin("new", "acme", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path))
@@ -149,6 +182,7 @@ def test_a_project_of_kplugins_own_template_may_move_to_a_fork(kplugin: New, tmp
     [
         ("no-json", "no cookiecutter.json"),
         ("missing-variable", "lacks"),
+        ("files-not-strings", "cookiecutter.json's _files must be"),
         ("zip-slip", "leads out of the archive"),
         ("no-top-directory", "its top directory must be [[cookiecutter.project_name]]"),
         # Jinja's default delimiters, as a fork may choose: then the top directory is {{...}}
@@ -164,6 +198,10 @@ def test_a_fork_kplugin_cannot_use_is_refused(kplugin: New, tmp_path: Path, brok
     elif broken == "missing-variable":
         text = (fork / "cookiecutter.json").read_text().replace('  "plugin_name": "GpuAware",\n', "")
         (fork / "cookiecutter.json").write_text(text)
+    elif broken == "files-not-strings":
+        config = json.loads((fork / "cookiecutter.json").read_text())
+        config["_files"]["user"].append({"path": "docs/TEAM.md"})
+        (fork / "cookiecutter.json").write_text(json.dumps(config))
     elif broken == "no-top-directory":
         (fork / "[[cookiecutter.project_name]]").rename(fork / "project")
     elif broken == "default-delimiters":

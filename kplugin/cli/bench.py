@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.changes import RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:
     from kplugin.e2e.kubeconfig import Kubeconfig
@@ -160,6 +161,7 @@ def bench(
         float, typer.Option("--timeout", help="Seconds without a pod bound before a run is given up.")
     ] = 120.0,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the working directory (logs, configs).")] = False,
+    template: RetargetTemplate = None,
 ) -> None:
     """Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline."""
     from kplugin import build
@@ -168,8 +170,6 @@ def bench(
     from kplugin.cli.console import note, out, print_table, say, status
     from kplugin.core.errors import OperationError, UsageError
     from kplugin.e2e import controlplane
-    from kplugin.model import project as projects
-    from kplugin.model.versions import resolve
 
     if not 1 <= repeat <= 20:
         raise UsageError(f"--repeat {repeat}: must be from 1 to 20")
@@ -188,8 +188,7 @@ def bench(
     if context is not None and kubeconfig is None:
         raise UsageError("--context picks a context of --kubeconfig; give --kubeconfig too")
     report_target = _check_report(report)
-    project = projects.load(path)
-    target = resolve(k8s) if k8s is not None else project.target
+    project, target = load_for_version(path, template, k8s)
     settings = core.Settings(
         repeat=repeat,
         scheduler_qps=scheduler_qps,

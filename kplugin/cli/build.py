@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.changes import RetargetTemplate, load_for_version
 
 EPILOG = """Examples:
 
@@ -52,6 +53,7 @@ def build(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the full build log.")] = False,
     log_file: Annotated[Path | None, typer.Option("--log-file", help="Write the full build log here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    template: RetargetTemplate = None,
 ) -> None:
     """Build the project's kube-scheduler (static) and its image, then verify the binary."""
     from contextlib import ExitStack
@@ -60,9 +62,7 @@ def build(
     from kplugin.cli.console import out, say, status
     from kplugin.core.errors import UsageError
     from kplugin.generate import upgrade
-    from kplugin.model import project as projects
     from kplugin.model.spec import validate_image
-    from kplugin.model.versions import resolve
 
     if image is not None:
         validate_image(image)
@@ -76,8 +76,7 @@ def build(
         from kplugin.core import safefs
 
         log_target = safefs.output_target(log_file, "--log-file", force=True)
-    project = projects.load(path)
-    target = resolve(k8s) if k8s is not None else project.target
+    project, target = load_for_version(path, template, k8s)
     platforms = core.parse_platforms(platform)
     chosen = core.choose_builder(builder)
     log_lines: list[str] = []

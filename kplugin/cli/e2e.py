@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.changes import RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
     from kplugin.e2e.kubeconfig import Kubeconfig
@@ -78,6 +79,7 @@ def e2e(
     keep: Annotated[bool, typer.Option("--keep", help="Keep the working directory (logs, configs).")] = False,
     verbosity: Annotated[int, typer.Option("--scheduler-v", help="kube-scheduler log level (-v).")] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="Print the placements (or the diff) as JSON.")] = False,
+    template: RetargetTemplate = None,
 ) -> None:
     """Run the project's scheduler against a real local control plane and a scenario of nodes and pods."""
     from contextlib import ExitStack
@@ -101,8 +103,6 @@ def e2e(
     from kplugin.e2e.run import (
         sessions as replays,
     )
-    from kplugin.model import project as projects
-    from kplugin.model.versions import resolve
 
     if not 1 <= timeout <= 3600:
         raise UsageError(f"--timeout {timeout:g}: must be from 1 to 3600 seconds")
@@ -118,8 +118,7 @@ def e2e(
         from kplugin.e2e import kubeconfig as kubeconfigs
 
         cluster_config = kubeconfigs.load(kubeconfig, context)
-    project = projects.load(path)
-    target = resolve(k8s) if k8s is not None else project.target
+    project, target = load_for_version(path, template, k8s)
     # every input is read and checked before anything is built or started
     loaded = read_scenario(scenario, target.version.minor)
     if matcher is not None:

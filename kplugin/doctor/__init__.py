@@ -694,8 +694,10 @@ def _listed_line(ctx: Context, meta: Path, plugin: str, point: str) -> int | Non
     plugins = doc.get("plugins") if isinstance(doc, dict) else None
     for entry in plugins if isinstance(plugins, list) else []:
         points = entry.get("extensionPoints") if isinstance(entry, dict) and entry.get("name") == plugin else None
-        if isinstance(points, list) and point in points:
-            return line_of(points, points.index(point))
+        for i, item in enumerate(points if isinstance(points, list) else []):
+            # spelled as kplugin.yaml accepts it: Filter, pre-filter, pre_filter
+            if isinstance(item, str) and item.strip().lower().replace("-", "").replace("_", "") == point:
+                return line_of(points, i)
     return None
 
 

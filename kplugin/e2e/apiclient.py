@@ -171,6 +171,7 @@ class Client:
         url = self.endpoint.base_path + path
         for attempt in (1, 2):
             conn = self._connection()
+            answered = False  # a status line came back: the server took the request
             try:
                 if timeout is not None:
                     conn.timeout = timeout
@@ -178,6 +179,7 @@ class Client:
                         conn.sock.settimeout(timeout)
                 conn.request(method, url, body=data, headers=headers)
                 response = conn.getresponse()
+                answered = True
                 payload = response.read()
                 if timeout is not None:
                     conn.timeout = self.timeout
@@ -186,7 +188,8 @@ class Client:
                 return response.status, payload, response
             except (http.client.HTTPException, OSError) as err:
                 self.close()
-                retry = attempt == 1 and isinstance(err, _CLOSED_BY_SERVER)
+                # only a request no answer began to: sent again, a POST the server handled would be made twice
+                retry = attempt == 1 and not answered and isinstance(err, _CLOSED_BY_SERVER)
                 if not retry:
                     raise OperationError(f"cannot reach {self.endpoint.name}: {_reason(err)}") from None
         raise AssertionError("unreachable")  # pragma: no cover

@@ -152,6 +152,19 @@ def fork(path: Path) -> Path:
             f"--template {path}: cookiecutter.json lacks {', '.join(missing[:5])}"
             f"{' …' if len(missing) > 5 else ''}; a fork of kplugin's template keeps all its variables"
         )
+    files = theirs.get("_files", {})
+    user = files.get("user", []) if isinstance(files, dict) else None
+    when = files.get("when", {}) if isinstance(files, dict) else None
+    if not (
+        isinstance(user, list)
+        and all(isinstance(p, str) for p in user)
+        and isinstance(when, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in when.items())
+    ):
+        raise UsageError(
+            f"--template {path}: cookiecutter.json's _files must be "
+            '{"user": ["path", ...], "when": {"path": "condition"}} (paths and Jinja conditions as strings)'
+        )
     top = project_directory(theirs)
     if not (path / top).is_dir():
         raise UsageError(f"--template {path}: its top directory must be {top}")
