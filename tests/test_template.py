@@ -158,7 +158,7 @@ def test_a_copy_for_another_version_renders_the_fork(kplugin: New, tmp_path: Pat
         ), run.stderr
         assert tree(project) == before
     # what the copy is made of: the fork's files, none of the team's deleted
-    loaded = projects.load(project).with_template(checked(fork))
+    loaded = projects.load(project)._replace(template=checked(fork))
     plan = sync.plan(loaded, loaded.spec(resolve("1.37")), force=True)
     assert plan.writes[PurePosixPath("Makefile")].startswith(b"# ACME house style\n")
     assert PurePosixPath("docs/TEAM.md") not in plan.deletes and not plan.conflicts

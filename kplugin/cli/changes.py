@@ -38,30 +38,24 @@ RetargetTemplate = Annotated[
 ]
 
 
-def load_project(path: Path, template: Path | None, *, renders: bool = True) -> "Project":
-    """The project at ``path``, with the fork ``template`` (checked first) to render it
-    through. A project made from a fork needs it when the command ``renders`` the
-    template (upgrade, add; build, e2e and bench for --k8s)."""
+def load_project(path: Path, template: Path | None) -> "Project":
+    """The project at ``path``, to be rendered through the fork ``template`` (checked
+    first) where one is given. A project made from a fork is refused without it where
+    its template is rendered (Project.spec)."""
     from kplugin.generate.templating import fork
     from kplugin.model import project as projects
 
     project = projects.load(path)
-    if template is None and not renders:
-        return project
-    return project.with_template(fork(template) if template is not None else None)
+    return project if template is None else project._replace(template=fork(template))
 
 
 def load_for_version(path: Path, template: Path | None, k8s: str | None) -> "tuple[Project, Target]":
     """The project and the version build, e2e and bench work on: the project's, or --k8s
-    through a retargeted copy, which renders the template (a project made from a fork
-    needs --template then: refused here, before anything is built)."""
+    (a retargeted copy, rendered from the template)."""
     from kplugin.model.versions import resolve
 
-    project = load_project(path, template, renders=False)
-    target = resolve(k8s) if k8s is not None else project.target
-    if target.version != project.version:
-        project = project.with_template(project.template)
-    return project, target
+    project = load_project(path, template)
+    return project, resolve(k8s) if k8s is not None else project.target
 
 
 def report(

@@ -690,13 +690,14 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
 def _listed_line(ctx: Context, meta: Path, plugin: str, point: str) -> int | None:
     """The line of kplugin.yaml that lists ``point`` for ``plugin`` (kplugin.yaml was
     validated on load: only its line numbers are read here)."""
+    from kplugin.model.spec import point_word
+
     doc = ctx.load(meta)
     plugins = doc.get("plugins") if isinstance(doc, dict) else None
     for entry in plugins if isinstance(plugins, list) else []:
         points = entry.get("extensionPoints") if isinstance(entry, dict) and entry.get("name") == plugin else None
         for i, item in enumerate(points if isinstance(points, list) else []):
-            # spelled as kplugin.yaml accepts it: Filter, pre-filter, pre_filter
-            if isinstance(item, str) and item.strip().lower().replace("-", "").replace("_", "") == point:
+            if isinstance(item, str) and point_word(item) == point:  # Filter, pre-filter: as kplugin.yaml reads them
                 return line_of(points, i)
     return None
 

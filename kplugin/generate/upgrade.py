@@ -102,8 +102,7 @@ def upgrade(prepared: Prepared, *, tidy: bool = True, dry_run: bool = False) -> 
 def retargeted(project: Project, target: Target) -> Iterator[Project]:
     """A throw-away copy of the project moved to ``target`` (generated files rewritten,
     go.mod re-pinned and tidied); the project itself is not touched. A project made from
-    a fork of the template is rendered through it (it must have been given: --template)."""
-    project = project.with_template(project.template)
+    a fork of the template is rendered through it (Project.spec)."""
     spec = project.spec(target)
     rendered, _ = sync.render_spec(project, spec)
     check_user_code(project, spec, rendered)

@@ -49,7 +49,7 @@ class Project(NamedTuple):
     # made from a fork of kplugin's project template (kplugin new --template): its
     # kplugin.yaml says so (template: fork), never where the fork is
     fork: bool = False
-    # where the fork is, as this run's --template gives it (see with_template)
+    # where the fork is, as this run's --template gives it (kplugin.cli.changes.load_project)
     template: Path | None = None
 
     @property
@@ -59,7 +59,16 @@ class Project(NamedTuple):
     def spec(self, target: Target | None = None, plugins: tuple[PluginSpec, ...] | None = None) -> ProjectSpec:
         """The spec this project was generated from, optionally for another target or
         with other plugins. The image's tag follows the version where it names it, as the
-        default's does (see retag_image)."""
+        default's does (see retag_image). Every rendering of the project template starts
+        here, so a project made from a fork is refused here without its fork (kplugin
+        cannot know where a fork is; a path in kplugin.yaml, which is untrusted input,
+        could lead anywhere)."""
+        if self.fork and self.template is None:
+            raise UsageError(
+                f"{self.root / PROJECT_FILE} says the project was made from a fork of kplugin's project template "
+                "(template: fork): give the fork again with --template DIR|ZIP (or delete that line to move the "
+                "project to kplugin's own template)"
+            )
         target = target or self.target
         return ProjectSpec(
             name=self.name,
@@ -71,19 +80,6 @@ class Project(NamedTuple):
             image=retag_image(self.image, self.version, target.version),
             template=self.template,
         )
-
-    def with_template(self, template: Path | None) -> Project:
-        """This project rendered through ``template`` (a checked fork, from --template):
-        required, and only then, when kplugin.yaml says the project was made from a fork
-        (kplugin cannot know where a fork is; a path in kplugin.yaml, which is untrusted
-        input, could lead anywhere)."""
-        if template is None and self.fork:
-            raise UsageError(
-                f"{self.root / PROJECT_FILE} says the project was made from a fork of kplugin's project template "
-                "(template: fork): give the fork again with --template DIR|ZIP (or delete that line to move the "
-                "project to kplugin's own template)"
-            )
-        return self._replace(template=template)
 
 
 # The keys kplugin.yaml may hold.

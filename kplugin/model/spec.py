@@ -253,10 +253,16 @@ def validate_scheduler_name(name: str, where: str = "scheduler name") -> str:
     return name
 
 
+def point_word(text: str) -> str:
+    """An extension point as it may be spelled ("Filter", "pre-filter", "pre_filter"),
+    in ExtensionPoint's spelling ("prefilter")."""
+    return text.strip().lower().replace("-", "").replace("_", "")
+
+
 def parse_extension_points(value: str, where: str = "--extension-points") -> tuple[ExtensionPoint, ...]:
     """'filter,score' -> (FILTER, SCORE), in scheduling-cycle order, duplicates folded."""
     _require_str(value, where)
-    words = [v.strip().lower().replace("-", "").replace("_", "") for v in value.split(",")]
+    words = [point_word(v) for v in value.split(",")]
     if not any(words):
         raise UsageError(f"{where} {value!r} is empty; choose from {', '.join(ExtensionPoint)}")
     points = set()
