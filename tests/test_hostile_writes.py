@@ -330,7 +330,7 @@ def test_sigint_in_the_first_moments_prints_no_traceback(tmp_path: Path) -> None
         time.sleep(step * 0.01)
         proc.send_signal(signal.SIGINT)
         run = finish(proc, timeout=20)
-        if "Traceback" not in run.stderr or package in run.stderr:
+        if "Traceback" not in run.stderr or f'File "{package}/' in run.stderr:  # a frame in kplugin
             hostile.no_crash(run)
             assert run.code in {0, 130, -signal.SIGINT}, run.stderr
             assert run.stderr.strip() in {"", "kplugin: interrupted"} or run.code == 0, run.stderr
