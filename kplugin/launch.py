@@ -65,6 +65,21 @@ def interruption(err: KeyboardInterrupt) -> tuple[str, int]:
     return f"kplugin: terminated by signal {signum}\n", 128 + signum
 
 
+def wrapped_interrupt(err: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM/SIGHUP) an error was raised from, if any. The interpreter
+    wraps some exceptions in its own: Python 3.11 turns one raised in a class's
+    __set_name__ (a dataclass being defined while a module imports) into a RuntimeError
+    caused by it, so an interrupt at that moment arrives dressed as a bug."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def main() -> None:
     try:
         signal.signal(signal.SIGTERM, _terminate)
@@ -77,5 +92,12 @@ def main() -> None:
         run()  # reports its own interruptions; this catches those before and around it
     except KeyboardInterrupt as err:
         message, code = interruption(err)
+        sys.stderr.write(message)
+        sys.exit(code)
+    except Exception as err:  # an interrupt the interpreter wrapped while kplugin imported
+        interrupt = wrapped_interrupt(err)
+        if interrupt is None:
+            raise
+        message, code = interruption(interrupt)
         sys.stderr.write(message)
         sys.exit(code)

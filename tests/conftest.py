@@ -28,6 +28,9 @@ class Run:
     stderr: str
 
 
+Kplugin = Callable[..., Run]  # the kplugin fixture: runs the CLI in-process
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """kplugin's cache (kube-apiserver binaries, the plugins' Args programs) in a directory of this run, not ~/.cache.

@@ -10,14 +10,13 @@ import json
 import math
 import os
 import stat
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from conftest import Run
+from conftest import Kplugin
 
 from kplugin.bench import metrics, report, results, workload
 from kplugin.bench.loadgen import CreationStats
@@ -31,8 +30,6 @@ from kplugin.bench.run import (
 )
 from kplugin.core.errors import UsageError
 from kplugin.e2e.apiclient import query
-
-Kplugin = Callable[..., Run]
 
 BASIC = """\
 - name: SchedulingBasic

@@ -5,15 +5,12 @@ test_integration_e2e."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Kplugin
 
 from kplugin import e2e
-
-Kplugin = Callable[..., Run]
 
 GOOD = """\
 nodes:

@@ -20,10 +20,11 @@ from pathlib import Path
 
 import hostile
 import pytest
-from conftest import Run, sigint_default
+from conftest import Kplugin, Run, sigint_default
 from hostile import K8S, NEXT_K8S, World
 
 from kplugin.core import safefs
+from kplugin.launch import Terminated
 
 pytestmark = pytest.mark.hostile
 
@@ -305,6 +306,36 @@ def test_signal_while_staging_cleans_up(tmp_path: Path, name: str, signum: signa
     assert [line for line in run.stderr.splitlines() if not line.startswith(PROGRESS)] == [expected]
     assert hostile.staging_left(world.work) == []
     assert world.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("interrupt", "expected"),
+    [(KeyboardInterrupt(), ("kplugin: interrupted", 130)),
+     (Terminated(signal.SIGTERM), ("kplugin: terminated by signal 15", 143))],
+    ids=["SIGINT", "SIGTERM"],
+)  # fmt: skip
+def test_an_interrupt_the_interpreter_wraps_is_still_an_interrupt(
+    kplugin: Kplugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, interrupt: KeyboardInterrupt,
+    expected: tuple[str, int],
+) -> None:  # fmt: skip
+    """Python 3.11 wraps an exception raised in a class's __set_name__ in a RuntimeError.
+    A signal that lands while a module defines a dataclass (a lazy import of a command)
+    arrives that way: it is reported as the interrupt it is, not as an internal error
+    (fresh-clone CI of stop 18 printed 'internal error: RuntimeError: Error calling
+    __set_name__ on 'Field' instance')."""
+    from kplugin.generate import scaffold
+
+    class Landing:  # where the signal lands: a class being defined
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise interrupt
+
+    def defines_a_class(*args: object, **kwargs: object) -> None:
+        type("Defined", (), {"field": Landing()})
+
+    monkeypatch.setattr(scaffold, "new_project", defines_a_class)
+    run = kplugin("new", "p", "--k8s", K8S, "--no-tidy", "-o", str(tmp_path))
+    assert (run.stderr.strip(), run.code) == expected
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_sigint_in_the_first_moments_prints_no_traceback(tmp_path: Path) -> None:

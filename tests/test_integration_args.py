@@ -12,18 +12,16 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Kplugin
 from ruamel.yaml import YAML
 
 from kplugin.model.versions import supported_releases
 
 pytestmark = pytest.mark.integration
 
-Kplugin = Callable[..., Run]
 VERSION = "1.28.3"  # the version the other integration tests build: the Go caches are shared
 NEWEST = supported_releases()[-1].key  # deepcopy-gen's other flag set (gengo v2, 1.30 on)
 # after make generate, the slice is copied, not shared (a package of its own: the

@@ -23,13 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Run, sigint_default
+from conftest import REPO, Kplugin, sigint_default
 
 from kplugin.model.versions import supported_releases
 
 pytestmark = pytest.mark.integration
 
-Kplugin = Callable[..., Run]
 OLDEST = "1.28.3"
 NEWEST = supported_releases()[-1].key
 SMALL = ("--nodes", "200", "--pods", "200")

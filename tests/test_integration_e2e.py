@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Kplugin
 
 from kplugin.model.spec import ExtensionPoint
 from kplugin.model.versions import supported_releases
 
 pytestmark = pytest.mark.integration
 
-Kplugin = Callable[..., Run]
 OLDEST = "1.28.3"  # shared with the other integration tests, so the Go caches are too
 NEWEST = supported_releases()[-1].key
 

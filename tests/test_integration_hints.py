@@ -30,14 +30,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Run
+from conftest import REPO, Kplugin, Run
 
 from kplugin.cli import main
 from kplugin.model.versions import supported_releases
 
 pytestmark = pytest.mark.integration
 
-Kplugin = Callable[..., Run]
 # SchedulerQueueingHints (pkg/features/kube_features.go): beta and on by default in
 # 1.28.0-1.28.4, off from 1.28.5 to 1.31, on by default again from 1.32
 # (versioned_kube_features.go); 1.37 has no gate. 1.28.3 is the oldest pin whose queue

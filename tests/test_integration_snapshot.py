@@ -14,12 +14,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Run, sigint_default
+from conftest import REPO, Kplugin, sigint_default
 
 from kplugin.core import yamlio
 from kplugin.e2e import controlplane, scenario
@@ -28,7 +28,6 @@ from kplugin.model.versions import resolve, supported_releases
 
 pytestmark = pytest.mark.integration
 
-Kplugin = Callable[..., Run]
 OLDEST = "1.28.3"  # shared with the other integration tests, so the Go caches are too
 NEWEST = supported_releases()[-1].key
 DATA = Path(__file__).resolve().parent / "data"

@@ -9,11 +9,10 @@ import io
 import json
 import re
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Kplugin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +20,6 @@ from kplugin.core import safefs
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.e2e import controlplane, jsonstream, scenario
 
-Kplugin = Callable[..., Run]
 DATA = Path(__file__).resolve().parent / "data"
 LIST = DATA / "kubectl-list.yaml"
 

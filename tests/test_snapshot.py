@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Run
+from conftest import Kplugin
 from fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
 from kplugin.core.errors import UsageError
 from kplugin.e2e import kube, kubeconfig, scenario, snapshot
-
-Kplugin = Callable[..., Run]
 
 
 def node(name: str, labels: dict[str, str] | None = None, **status: Any) -> dict[str, Any]:

@@ -6,17 +6,14 @@ The successful upgrades (go.mod re-pinned, tidied, built) are in test_integratio
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Run, tree
+from conftest import Kplugin, Run, tree
 from ruamel.yaml import YAML
 
 from kplugin.core import digest
 from kplugin.generate import scaffold
-
-Kplugin = Callable[..., Run]
 
 
 @pytest.fixture

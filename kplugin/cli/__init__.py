@@ -208,6 +208,13 @@ _OS_HINTS = {
 
 def _report(err: Exception) -> int:
     from kplugin.core.errors import KpluginError, ToolError
+    from kplugin.launch import interruption, wrapped_interrupt
+
+    interrupt = wrapped_interrupt(err)
+    if interrupt is not None:  # Ctrl-C while a module was being imported, say
+        message, code = interruption(interrupt)
+        sys.stderr.write(message)
+        return code
 
     if state.debug:
         import traceback
