@@ -482,17 +482,21 @@ def test_the_readmes_scenario_is_one(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "where", "named"),
+    ("text", "path", "named"),
     [
-        ('{"items": [', "--scenario /tmp/list.json", "JSON"),  # the name says so
-        ('{"items": [', "--args /tmp/args.yaml", "YAML"),  # the name says so
-        ("items: [", "--scenario /tmp/list.JSON", "JSON"),
-        ('[{"a": 1}, ', "standard input", "JSON"),  # no name: what it opens with
-        ("a: [", "standard input", "YAML"),
+        ('{"items": [', "/tmp/list.json", "JSON"),  # the name says so
+        ('{"items": [', "/tmp/args.yaml", "YAML"),  # the name says so
+        ("items: [", "/tmp/list.JSON", "JSON"),
+        ('{"items": [', "/tmp/list", "JSON"),  # a name without a suffix: what it opens with
+        ('[{"a": 1}, ', None, "JSON"),  # no file: what it opens with
+        ("a: [", None, "YAML"),
     ],
 )
-def test_a_broken_file_is_named_json_or_yaml(text: str, where: str, named: str) -> None:
+def test_a_broken_file_is_named_json_or_yaml(text: str, path: str | None, named: str) -> None:
+    from pathlib import PurePath
+
     from kplugin.core import yamlio
 
+    where = f"--scenario {path}" if path else "standard input"
     with pytest.raises(UsageError, match=rf"^{re.escape(where)} is not valid {named} at line \d"):
-        yamlio.parse(text, where)
+        yamlio.parse(text, where, path=PurePath(path) if path else None)

@@ -409,7 +409,7 @@ def _template(path_value: Any, ctx: _Context, where: str, kind: str | tuple[str,
             raise ctx.fail(
                 where, f"template {shown} uses Go template syntax ({{{{ }}}}), which kplugin bench does not expand"
             )
-        document = yamlio.parse(text, f"template {shown}")
+        document = yamlio.parse(text, f"template {shown}", path=path)
         ctx.cache[path_value] = document
     if not isinstance(document, dict):
         raise ctx.fail(where, f"template {path_value} must be one Kubernetes object, not {yamlio.describe(document)}")

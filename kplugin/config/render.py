@@ -168,7 +168,7 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
     original = safefs.read_text(existing, "--merge")
     # parsed with LF endings: ruamel keeps a comment's '\r', which would come out doubled
     text = original.replace("\r\n", "\n")
-    yamlio.parse(text, where)  # plain data only: no aliases, no deep nesting, valid YAML
+    yamlio.parse(text, where, path=existing)  # plain data only: no aliases, no deep nesting, valid YAML
     try:
         try:
             _, indent, offset = load_yaml_guess_indent(text)

@@ -129,21 +129,23 @@ def _refuse_shapes(text: str, where: str, max_depth: int) -> None:
             depth -= 1
 
 
-def syntax(text: str, where: str) -> str:
+def syntax(text: str, path: PurePath | None) -> str:
     """What a user's file is, for an error message (it is read as YAML either way, JSON
-    being YAML's subset): what its name says (``where`` ends with it: .json, .yaml or
-    .yml), else "JSON" for a text that opens with ``{`` or ``[``, as ``kubectl get -o
-    json`` writes, else "YAML"."""
-    suffix = PurePath(where.split()[-1] if where.split() else "").suffix.lower()
+    being YAML's subset): what its name says (.json, .yaml or .yml), else "JSON" for a
+    text that opens with ``{`` or ``[``, as ``kubectl get -o json`` writes, else "YAML"."""
+    suffix = path.suffix.lower() if path is not None else ""
     if suffix in (".json", ".yaml", ".yml"):
         return "JSON" if suffix == ".json" else "YAML"
     return "JSON" if text.lstrip()[:1] in ("{", "[") else "YAML"
 
 
-def parse(text: str, where: str, *, every_document: bool = False, max_depth: int = MAX_DEPTH) -> Any:
+def parse(
+    text: str, where: str, *, path: PurePath | None = None, every_document: bool = False, max_depth: int = MAX_DEPTH
+) -> Any:
     """Safe-load YAML (or JSON) that came from a user: plain data only, no anchors or
     aliases, at most ``max_depth`` levels; any problem is a UsageError naming ``where``
-    (and JSON, not YAML, for a JSON file: see ``syntax``)."""
+    (and JSON, not YAML, for a JSON file: see ``syntax``; ``path`` is the file's, when
+    the text is one)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
@@ -158,9 +160,9 @@ def parse(text: str, where: str, *, every_document: bool = False, max_depth: int
     except UsageError:
         raise
     except YAMLError as err:
-        raise UsageError(f"{where} is not valid {syntax(text, where)}{describe_error(err)}") from None
+        raise UsageError(f"{where} is not valid {syntax(text, path)}{describe_error(err)}") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as err:  # e.g. an int of 5,000 digits
-        raise UsageError(f"{where} is not valid {syntax(text, where)}: {str(err).splitlines()[0][:200]}") from None
+        raise UsageError(f"{where} is not valid {syntax(text, path)}: {str(err).splitlines()[0][:200]}") from None
 
 
 def load_file(path: Path, what: str, *, every_document: bool = False, limit: int | None = None) -> Any:
@@ -170,4 +172,4 @@ def load_file(path: Path, what: str, *, every_document: bool = False, limit: int
     from kplugin.core import safefs
 
     text = safefs.read_text(path, what, limit or safefs.SMALL_FILE)
-    return parse(text, f"{what} {path}", every_document=every_document)
+    return parse(text, f"{what} {path}", path=path, every_document=every_document)

@@ -99,7 +99,7 @@ class Context:
             self._yaml_cache[key] = None
             if text is not None:
                 try:
-                    yamlio.parse(text, str(self.rel(path)), every_document=many)  # no aliases, no deep nesting
+                    yamlio.parse(text, str(self.rel(path)), path=path, every_document=many)  # plain data, not deep
                     yaml = YAML()
                     self._yaml_cache[key] = list(yaml.load_all(text)) if many else yaml.load(text)
                 except UsageError as err:

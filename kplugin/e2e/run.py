@@ -60,7 +60,7 @@ def rbac_documents(project: Project) -> list[dict[str, Any]]:
     data = safefs.read_project_file(project.root, RBAC_FILE)  # a regular file, never a link out of the project
     if data is None:
         raise UsageError(f"RBAC file {path}: no such file; restore it, or run with --admin")
-    docs = yamlio.parse(safefs.decode(data, "RBAC file", path), f"RBAC file {path}", every_document=True)
+    docs = yamlio.parse(safefs.decode(data, "RBAC file", path), f"RBAC file {path}", path=path, every_document=True)
     if not all(isinstance(d, dict) for d in docs):
         raise UsageError(f"{path}: every document must be a Kubernetes object")
     return list(docs)

@@ -235,7 +235,7 @@ def read_args_file(project: Project, plugin: PluginSpec) -> dict[str, Any] | Non
     if data is None:
         return None
     where = str(project.root / relative)
-    value = yamlio.parse(safefs.decode(data, "args file", project.root / relative), where)
+    value = yamlio.parse(safefs.decode(data, "args file", project.root / relative), where, path=relative)
     if value is None:
         return {}
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):

@@ -103,7 +103,7 @@ def load(path: Path) -> Project:
     data = safefs.read_project_file(root, PROJECT_FILE, safefs.SMALL_FILE)  # a regular file, never a link out
     if data is None:
         raise UsageError(f"{path} is not a kplugin project (no {PROJECT_FILE}); run kplugin new first")
-    raw: Any = yamlio.parse(safefs.decode(data, "project file", meta_file), f"project file {meta_file}")
+    raw: Any = yamlio.parse(safefs.decode(data, "project file", meta_file), f"project file {meta_file}", path=meta_file)
     return parse(root, raw)
 
 
