@@ -61,7 +61,8 @@ class LogFacts:
     attempts: dict[str, int] = field(default_factory=dict)
     requeues: dict[str, list[Requeue]] = field(default_factory=dict)
     preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
-    denied: list[str] = field(default_factory=list)
+    denied: list[str] = field(default_factory=list)  # sorted "verb resource.group"
+    informers_denied: bool = False  # a list or watch among them: the informers never sync
 
 
 _SCORE_LINE = re.compile(
@@ -148,6 +149,7 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
             for found in _FORBIDDEN.finditer(line):
                 group = found["group"] or ""
                 denied.add(f"{found['verb']} {found['resource']}" + (f".{group}" if group else ""))
+                facts.informers_denied |= found["verb"] in ("list", "watch")
     for pod, by_node in totals.items():
         by_plugin = plugins.get(pod, {})
         scored = [NodeScore(n, total, dict(sorted(by_plugin.get(n, {}).items()))) for n, total in by_node.items()]

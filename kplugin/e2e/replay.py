@@ -498,8 +498,7 @@ class Refusals:
             return False
         end = chunk.rfind(b"\n") + 1  # whole lines only
         self.offset += end
-        denied = logs.read_log(chunk[:end].decode(errors="replace").splitlines()).denied
-        self.found = any(refused.split(" ", 1)[0] in ("list", "watch") for refused in denied)
+        self.found = logs.read_log(chunk[:end].decode(errors="replace").splitlines()).informers_denied
         return self.found
 
 
