@@ -16,6 +16,10 @@ add_app = typer.Typer(
 )
 app.add_typer(add_app, name="add")
 
+# the options both subcommands take besides KeepEdited, DryRun and Template
+ProjectDir = Annotated[Path, typer.Option("--project", "-p", help="The project directory.")]
+NoTidy = Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy.")]
+
 EPILOG = """Examples:
 
   kplugin add plugin NetworkAware --extension-points prefilter,filter,score
@@ -27,13 +31,13 @@ EPILOG = """Examples:
 @add_app.command("plugin", epilog=EPILOG)
 def plugin(
     name: Annotated[str, typer.Argument(help="Plugin name (PascalCase); its package is pkg/<lower-case name>.")],
-    project_dir: Annotated[Path, typer.Option("--project", "-p", help="The project directory.")] = Path("."),
+    project_dir: ProjectDir = Path("."),
     extension_points: Annotated[
         str | None,
         typer.Option("--extension-points", help="As for kplugin new. Default: filter,score."),
     ] = None,
     keep_edited: KeepEdited = False,
-    no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy.")] = False,
+    no_tidy: NoTidy = False,
     dry_run: DryRun = False,
     template: Template = None,
 ) -> None:
@@ -62,9 +66,9 @@ POINT_EPILOG = """Examples:
 def extension_point(
     plugin: Annotated[str, typer.Argument(help="The plugin (its name in kplugin.yaml).")],
     points: Annotated[str, typer.Argument(help="Extension point(s) to add, comma-separated: reserve, permit, ...")],
-    project_dir: Annotated[Path, typer.Option("--project", "-p", help="The project directory.")] = Path("."),
+    project_dir: ProjectDir = Path("."),
     keep_edited: KeepEdited = False,
-    no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy.")] = False,
+    no_tidy: NoTidy = False,
     dry_run: DryRun = False,
     template: Template = None,
 ) -> None:
