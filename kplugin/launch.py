@@ -76,7 +76,8 @@ def wrapped_interrupt(err: BaseException) -> KeyboardInterrupt | None:
         if isinstance(cause, KeyboardInterrupt):
             return cause
         seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
+        # the chain Python would print: 'raise ... from None' hides the context
+        cause = cause.__cause__ if cause.__cause__ is not None or cause.__suppress_context__ else cause.__context__
     return None
 
 

@@ -330,12 +330,69 @@ def test_an_interrupt_the_interpreter_wraps_is_still_an_interrupt(
             raise interrupt
 
     def defines_a_class(*args: object, **kwargs: object) -> None:
-        type("Defined", (), {"field": Landing()})
+        try:
+            type("Defined", (), {"field": Landing()})
+        except KeyboardInterrupt as err:  # Python 3.12 on: not wrapped; wrap it as 3.11 does
+            raise RuntimeError("Error calling __set_name__ on 'Landing' instance 'field' in 'Defined'") from err
 
     monkeypatch.setattr(scaffold, "new_project", defines_a_class)
     run = kplugin("new", "p", "--k8s", K8S, "--no-tidy", "-o", str(tmp_path))
     assert (run.stderr.strip(), run.code) == expected
-    assert list(tmp_path.iterdir()) == []
+    run = kplugin("--debug", "new", "p", "--k8s", K8S, "--no-tidy", "-o", str(tmp_path))
+    assert run.code == expected[1]
+    assert "RuntimeError: Error calling __set_name__" in run.stderr, "--debug shows the traceback"
+    assert run.stderr.endswith(f"\n{expected[0]}\n"), run.stderr
+
+
+def test_only_an_interrupt_in_the_chain_python_prints_counts() -> None:
+    """wrapped_interrupt follows __cause__, and __context__ unless 'from None' hid it; it
+    ends on a cycle."""
+    from kplugin.launch import wrapped_interrupt
+
+    interrupt = KeyboardInterrupt()
+    try:
+        raise RuntimeError("wrapped") from interrupt
+    except RuntimeError as err:
+        assert wrapped_interrupt(err) is interrupt
+    try:
+        try:
+            raise interrupt
+        except KeyboardInterrupt:
+            raise ValueError("while handling it") from None
+    except ValueError as err:
+        assert err.__context__ is interrupt and wrapped_interrupt(err) is None
+    try:
+        try:
+            raise interrupt
+        except KeyboardInterrupt:
+            raise OSError("cleanup failed after Ctrl-C")  # noqa: B904 - the implicit context is the case
+    except OSError as err:
+        assert wrapped_interrupt(err) is interrupt
+    first, second = ValueError("a"), ValueError("b")
+    first.__context__, second.__context__ = second, first
+    assert wrapped_interrupt(first) is None
+    assert wrapped_interrupt(ValueError("plain")) is None
+
+
+def test_an_interrupt_wrapped_while_the_cli_imports(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """launch.main, which imports the CLI, reports a wrapped interrupt from that import too."""
+    import sys
+    import types
+
+    from kplugin import launch
+
+    class Importing(types.ModuleType):
+        def __getattr__(self, name: str) -> object:
+            raise RuntimeError("Error calling __set_name__") from KeyboardInterrupt()
+
+    monkeypatch.setattr(signal, "signal", lambda *args: None)  # launch.main installs SIGTERM/SIGHUP handlers
+    monkeypatch.setitem(sys.modules, "kplugin.cli", Importing("kplugin.cli"))
+    with pytest.raises(SystemExit) as exit_:
+        launch.main()
+    assert exit_.value.code == 130
+    assert capsys.readouterr().err == "kplugin: interrupted\n"
 
 
 def test_sigint_in_the_first_moments_prints_no_traceback(tmp_path: Path) -> None:

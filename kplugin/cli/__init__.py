@@ -210,16 +210,15 @@ def _report(err: Exception) -> int:
     from kplugin.core.errors import KpluginError, ToolError
     from kplugin.launch import interruption, wrapped_interrupt
 
+    if state.debug:
+        import traceback
+
+        traceback.print_exception(err)
     interrupt = wrapped_interrupt(err)
     if interrupt is not None:  # Ctrl-C while a module was being imported, say
         message, code = interruption(interrupt)
         sys.stderr.write(message)
         return code
-
-    if state.debug:
-        import traceback
-
-        traceback.print_exception(err)
     if isinstance(err, KpluginError):
         sys.stderr.write(f"kplugin: error: {err}\n")
         for line in err.details:
