@@ -800,7 +800,8 @@ def plugin_workload(args: Mapping[str, Mapping[str, Any]], plugins: tuple[str, .
         node["metadata"] = {"generateName": f"node-{group}-", "labels": labels}
         node["status"]["capacity"] = capacity
         ops.append(CreateNodes(index, share * 1250, node))
-    pod = yamlio.parse((_data_dir() / "pod-default.yaml").read_text(), "built-in template pod-default.yaml")
+    path = _data_dir() / "pod-default.yaml"
+    pod = yamlio.parse(path.read_text(), "built-in template pod-default.yaml", path=path)
     if extended:
         resources = pod["spec"]["containers"][0]["resources"]
         for part in ("requests", "limits"):  # extended resources: limits must equal requests
