@@ -81,6 +81,17 @@ def wrapped_interrupt(err: BaseException) -> KeyboardInterrupt | None:
     return None
 
 
+def report_interrupt(err: BaseException) -> int | None:
+    """For an error that is, or was raised from, an interrupt: its line written to
+    stderr, and its exit code. None for any other error."""
+    interrupt = wrapped_interrupt(err)
+    if interrupt is None:
+        return None
+    message, code = interruption(interrupt)
+    sys.stderr.write(message)
+    return code
+
+
 def main() -> None:
     try:
         signal.signal(signal.SIGTERM, _terminate)
@@ -91,14 +102,8 @@ def main() -> None:
 
         state.stdout_closed = stdout_closed
         run()  # reports its own interruptions; this catches those before and around it
-    except KeyboardInterrupt as err:
-        message, code = interruption(err)
-        sys.stderr.write(message)
-        sys.exit(code)
-    except Exception as err:  # an interrupt the interpreter wrapped while kplugin imported
-        interrupt = wrapped_interrupt(err)
-        if interrupt is None:
+    except (KeyboardInterrupt, Exception) as err:  # or one the interpreter wrapped while kplugin imported
+        code = report_interrupt(err)
+        if code is None:
             raise
-        message, code = interruption(interrupt)
-        sys.stderr.write(message)
         sys.exit(code)

@@ -208,16 +208,14 @@ _OS_HINTS = {
 
 def _report(err: Exception) -> int:
     from kplugin.core.errors import KpluginError, ToolError
-    from kplugin.launch import interruption, wrapped_interrupt
+    from kplugin.launch import report_interrupt
 
     if state.debug:
         import traceback
 
         traceback.print_exception(err)
-    interrupt = wrapped_interrupt(err)
-    if interrupt is not None:  # Ctrl-C while a module was being imported, say
-        message, code = interruption(interrupt)
-        sys.stderr.write(message)
+    code = report_interrupt(err)  # Ctrl-C while a module was being imported, say
+    if code is not None:
         return code
     if isinstance(err, KpluginError):
         sys.stderr.write(f"kplugin: error: {err}\n")

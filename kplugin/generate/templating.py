@@ -84,8 +84,22 @@ def finish_tree(root: Path, values: Mapping[str, Any]) -> None:
 
 
 def _declared(values: Mapping[str, Any]) -> dict[str, Any]:
-    files = values.get("_files")
-    return files if isinstance(files, dict) else {}
+    """cookiecutter.json's ``_files`` (none: nothing declared), checked: ValueError when
+    it is not ``{"user": [glob, ...], "when": {path: condition}}`` of strings."""
+    files = values.get("_files", {})
+    user = files.get("user", []) if isinstance(files, dict) else None
+    when = files.get("when", {}) if isinstance(files, dict) else None
+    if not (
+        isinstance(user, list)
+        and all(isinstance(p, str) for p in user)
+        and isinstance(when, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in when.items())
+    ):
+        raise ValueError(
+            "cookiecutter.json's _files must be "
+            '{"user": ["path", ...], "when": {"path": "condition"}} (paths and Jinja conditions as strings)'
+        )
+    return {"user": user, "when": when}
 
 
 def user_patterns(variables: Mapping[str, Any], choices: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
@@ -152,19 +166,10 @@ def fork(path: Path) -> Path:
             f"--template {path}: cookiecutter.json lacks {', '.join(missing[:5])}"
             f"{' …' if len(missing) > 5 else ''}; a fork of kplugin's template keeps all its variables"
         )
-    files = theirs.get("_files", {})
-    user = files.get("user", []) if isinstance(files, dict) else None
-    when = files.get("when", {}) if isinstance(files, dict) else None
-    if not (
-        isinstance(user, list)
-        and all(isinstance(p, str) for p in user)
-        and isinstance(when, dict)
-        and all(isinstance(k, str) and isinstance(v, str) for k, v in when.items())
-    ):
-        raise UsageError(
-            f"--template {path}: cookiecutter.json's _files must be "
-            '{"user": ["path", ...], "when": {"path": "condition"}} (paths and Jinja conditions as strings)'
-        )
+    try:
+        _declared(theirs)
+    except ValueError as err:
+        raise UsageError(f"--template {path}: {err}") from None
     top = project_directory(theirs)
     if not (path / top).is_dir():
         raise UsageError(f"--template {path}: its top directory must be {top}")
