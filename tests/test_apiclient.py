@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e.apiclient import Client, Endpoint
+from kplugin.kube.apiclient import Client, Endpoint
 
 
 class Server:

@@ -29,7 +29,7 @@ from kplugin.bench.run import (
     Settings,
 )
 from kplugin.core.errors import UsageError
-from kplugin.e2e.apiclient import query
+from kplugin.kube.apiclient import query
 
 BASIC = """\
 - name: SchedulingBasic
@@ -419,7 +419,7 @@ def test_kubeconfig_inline_certificates_and_contexts(tmp_path: Path, monkeypatch
     picks a context, and the scheduler is given that context alone."""
     import ssl
 
-    from kplugin.e2e import apiclient, kubeconfig
+    from kplugin.kube import apiclient, kubeconfig
 
     seen: dict[str, tuple[bytes, int]] = {}
 
@@ -518,7 +518,7 @@ def test_threshold_json_and_report_from_a_run(
     exit code."""
     from kplugin import build
     from kplugin.bench import run as core
-    from kplugin.e2e import controlplane
+    from kplugin.kube import controlplane
 
     built = SimpleNamespace(binaries=[SimpleNamespace(path=str(tmp_path / "kube-scheduler"))])
     monkeypatch.setattr(build, "build", lambda *_, **__: built)

@@ -1,4 +1,4 @@
-"""kplugin.e2e.bulk against a small HTTP server that plays the API server: requests go
+"""kplugin.kube.bulk against a small HTTP server that plays the API server: requests go
 out in parallel on kept-alive connections, throttling is retried and counted, the first
 real error names its object, and the caller's objects are made as they are sent."""
 
@@ -14,8 +14,8 @@ import pytest
 from fakeapi import JsonHandler, serving
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e import bulk
-from kplugin.e2e.apiclient import ApiError, Client, Endpoint
+from kplugin.kube import bulk
+from kplugin.kube.apiclient import ApiError, Client, Endpoint
 
 
 class FakeApi:

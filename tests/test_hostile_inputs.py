@@ -23,7 +23,7 @@ from hostile import NEXT_K8S, World
 
 from kplugin.core import safefs
 from kplugin.core.errors import OperationError
-from kplugin.e2e import controlplane
+from kplugin.kube import controlplane
 
 pytestmark = pytest.mark.hostile
 

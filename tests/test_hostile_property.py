@@ -32,7 +32,7 @@ from ruamel.yaml import YAML
 
 from kplugin.cli import main
 from kplugin.core.errors import OperationError
-from kplugin.e2e import controlplane
+from kplugin.kube import controlplane
 
 pytestmark = pytest.mark.hostile
 

@@ -23,7 +23,7 @@ from ruamel.yaml import YAML
 
 from kplugin.core import yamlio
 from kplugin.core.errors import OperationError
-from kplugin.e2e import controlplane
+from kplugin.kube import controlplane
 
 pytestmark = pytest.mark.hostile
 

@@ -24,7 +24,7 @@ from conftest import Kplugin, Run, sigint_default
 from hostile import K8S, NEXT_K8S, World
 
 from kplugin.core import safefs
-from kplugin.launch import Terminated
+from kplugin.core.interrupts import Terminated
 
 pytestmark = pytest.mark.hostile
 
@@ -347,7 +347,7 @@ def test_an_interrupt_the_interpreter_wraps_is_still_an_interrupt(
 def test_only_an_interrupt_in_the_chain_python_prints_counts() -> None:
     """wrapped_interrupt follows __cause__, and __context__ unless 'from None' hid it; it
     ends on a cycle."""
-    from kplugin.launch import wrapped_interrupt
+    from kplugin.core.interrupts import wrapped_interrupt
 
     interrupt = KeyboardInterrupt()
     try:

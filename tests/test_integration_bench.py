@@ -214,7 +214,7 @@ def test_threshold_fails_for_a_filter_that_sleeps(kplugin: Kplugin, tmp_path: Pa
 @pytest.fixture(scope="module")
 def plane(sample: Callable[[str], Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A separately started control plane standing in for an existing cluster."""
-    from kplugin.e2e.controlplane import ControlPlane, apiserver_binary
+    from kplugin.kube.controlplane import ControlPlane, apiserver_binary
     from kplugin.model.project import load
 
     apiserver = apiserver_binary(load(sample(OLDEST)), lambda _: None)

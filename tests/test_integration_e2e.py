@@ -199,7 +199,7 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     directory removed."""
     from kplugin import e2e
     from kplugin.core.errors import OperationError
-    from kplugin.e2e import controlplane
+    from kplugin.kube import controlplane
     from kplugin.model.project import load
 
     project = load(new(kplugin, tmp_path, OLDEST))

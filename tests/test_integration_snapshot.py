@@ -22,8 +22,9 @@ import pytest
 from conftest import REPO, Kplugin, sigint_default
 
 from kplugin.core import yamlio
-from kplugin.e2e import controlplane, scenario
-from kplugin.e2e.apiclient import Client
+from kplugin.e2e import scenario
+from kplugin.kube import controlplane
+from kplugin.kube.apiclient import Client
 from kplugin.model.versions import resolve, supported_releases
 
 pytestmark = pytest.mark.integration

@@ -237,7 +237,7 @@ def test_deploy_and_the_chart_pass_a_server_side_dry_run(tool: Tool, tmp_path: P
     accepted by the real API server, admission and strict field validation included
     (?dryRun=All&fieldValidation=Strict), and none is stored."""
     from kplugin.core.errors import OperationError
-    from kplugin.e2e.controlplane import ControlPlane, apiserver_binary
+    from kplugin.kube.controlplane import ControlPlane, apiserver_binary
     from kplugin.model.project import load
 
     project = new(tmp_path, "gpu", version, "--no-tidy")

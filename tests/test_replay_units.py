@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from kplugin.core.errors import UsageError
-from kplugin.e2e import compare, kube, labelselector, logs, replay, usage
+from kplugin.e2e import compare, entries, logs, replay, usage
 from kplugin.e2e.logs import Preemption, Requeue
 from kplugin.e2e.replay import Creation, Placement, PodState, PodWatch, Session
 from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step
+from kplugin.kube import labelselector
 
 # real lines of kube-scheduler 1.28.3 (schedule_one.go, scheduling_queue.go, preemption.go)
 LOG_1_28 = """\
@@ -244,7 +245,7 @@ def test_the_comparison_of_two_replays() -> None:
 
 
 def test_objects_keep_only_what_replays_read() -> None:
-    pv = kube.object_entry(
+    pv = entries.object_entry(
         {
             "apiVersion": "v1",
             "kind": "PersistentVolume",
@@ -256,7 +257,7 @@ def test_objects_keep_only_what_replays_read() -> None:
     )  # fmt: skip
     assert pv["spec"]["claimRef"] == {"namespace": "db", "name": "data"} and "status" not in pv
     assert pv["metadata"] == {"name": "pv-1"}
-    claim = kube.object_entry(
+    claim = entries.object_entry(
         {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaim",
@@ -266,7 +267,7 @@ def test_objects_keep_only_what_replays_read() -> None:
         }
     )
     assert claim["status"] == {"allocation": {"devices": {"results": []}}}, "reservedFor names old uids"
-    pod = kube.pod_entry(
+    pod = entries.pod_entry(
         {
             "metadata": {"name": "p", "namespace": "ns"},
             "spec": {"volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}}, {"name": "cm", "configMap": {}}],
@@ -286,11 +287,11 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
     import threading
 
     from fakeapi import JsonHandler, serving
+    from kplugin.entries.apiclient import Client, Endpoint
+    from kplugin.entries.kubeconfig import Kubeconfig
 
-    from kplugin.e2e import cluster
-    from kplugin.e2e.apiclient import Client, Endpoint
-    from kplugin.e2e.kubeconfig import Kubeconfig
     from kplugin.e2e.scenario import load_scenario
+    from kplugin.kube import cluster
 
     seen: list[tuple[str, str, dict[str, object]]] = []
     lock = threading.Lock()

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from kplugin.core import safefs
 from kplugin.core.errors import OperationError, UsageError
-from kplugin.e2e import controlplane, jsonstream, scenario
+from kplugin.e2e import scenario
+from kplugin.kube import controlplane, jsonstream
 
 DATA = Path(__file__).resolve().parent / "data"
 LIST = DATA / "kubectl-list.yaml"
@@ -127,7 +128,7 @@ def test_every_key_becomes_what_the_api_takes(tmp_path: Path) -> None:
 
 
 def test_reschedule_makes_bound_pods_pending(tmp_path: Path) -> None:
-    from kplugin.e2e import labelselector
+    from kplugin.kube import labelselector
 
     loaded = load(
         tmp_path, "nodes: [{name: a}]\npods:\n- {name: x, nodeName: a, labels: {app: web}}\n- {name: y, nodeName: a}\n"
@@ -423,8 +424,8 @@ def test_bad_options(kplugin: Kplugin, project: Path, options: list[str], needle
 
 def test_weights_and_disabled_defaults_reach_the_profile(project: Path) -> None:
     from kplugin import e2e
-    from kplugin.e2e import cluster
     from kplugin.e2e.run import default_profile, plugin_profile
+    from kplugin.kube import cluster
     from kplugin.model.project import load
 
     inputs = e2e.prepare(load(project), None, None, True, weights=("Gpu=5",), disable_default=("NodeResourcesFit",))

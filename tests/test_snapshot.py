@@ -18,7 +18,8 @@ from fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
 from kplugin.core.errors import UsageError
-from kplugin.e2e import kube, kubeconfig, scenario, snapshot
+from kplugin.e2e import entries, scenario, snapshot
+from kplugin.kube import kubeconfig
 
 
 def node(name: str, labels: dict[str, str] | None = None, **status: Any) -> dict[str, Any]:
@@ -170,7 +171,7 @@ def write_kubeconfig(tmp_path: Path, server: str, user: dict[str, Any], name: st
 def test_snapshot_writes_what_the_scheduler_reads(
     kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kplugin.e2e import apiclient
+    from kplugin.kube import apiclient
 
     fake, config = api
     out = tmp_path / "snap.json"
@@ -275,8 +276,8 @@ def test_anonymizer_is_one_keyed_hash() -> None:
     a = snapshot.Anonymizer("k", ("team",))
     assert a.word("node-1") == a.word("node-1") != snapshot.Anonymizer("j", ()).word("node-1")
     assert a.labels({"team": "ml", "app": "web", "empty": ""}) == {"team": "ml", "app": a.word("web"), "empty": ""}
-    assert a.value(kube.NAMESPACE_NAME_LABEL, "kube-system") == "kube-system"
-    assert a.value(kube.NAMESPACE_NAME_LABEL, "shop") == a.word("shop") == a.namespace("shop")
+    assert a.value(entries.NAMESPACE_NAME_LABEL, "kube-system") == "kube-system"
+    assert a.value(entries.NAMESPACE_NAME_LABEL, "shop") == a.word("shop") == a.namespace("shop")
     assert len(a.word("x" * 300)) == 16
 
 

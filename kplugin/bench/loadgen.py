@@ -1,10 +1,10 @@
-"""kplugin bench's load generator, on kplugin.e2e.apiclient's Client (a keep-alive
+"""kplugin bench's load generator, on kplugin.kube.apiclient's Client (a keep-alive
 connection per thread): a client-side rate limit set on purpose (scheduler_perf's
 clients use QPS 5000 / burst 5000), creation by a pool of workers that runs while the
 scheduler is measured, with retries that are counted, and a watch that counts pods as
 they are bound.
 
-(kplugin.e2e.bulk sends a known list of requests as fast as it can and returns when
+(kplugin.kube.bulk sends a known list of requests as fast as it can and returns when
 they are done; this runs in the background, at a rate, and is read while it runs.)
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e.apiclient import ApiError, Client, query
+from kplugin.kube.apiclient import ApiError, Client, query
 
 RETRIES = 5
 

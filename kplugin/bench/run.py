@@ -45,10 +45,10 @@ from kplugin.bench.workload import (
 from kplugin.config import render
 from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError, OperationError, UsageError
-from kplugin.e2e import kubeconfig as kubeconfigs
-from kplugin.e2e.apiclient import ApiError, Client, Endpoint, query
-from kplugin.e2e.cluster import KWOK_ANNOTATIONS
-from kplugin.e2e.controlplane import ControlPlane, Process, free_ports
+from kplugin.kube import kubeconfig as kubeconfigs
+from kplugin.kube.apiclient import ApiError, Client, Endpoint, query
+from kplugin.kube.cluster import KWOK_ANNOTATIONS
+from kplugin.kube.controlplane import ControlPlane, Process, free_ports
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 

@@ -17,9 +17,10 @@ from kplugin.build.docker import (
 )
 from kplugin.build.local import LocalBuilder
 from kplugin.build.platform import Platform, host_arch, parse_platforms
-from kplugin.build.request import BuildRequest, BuildResult, Progress
+from kplugin.build.request import BuildRequest, BuildResult
 from kplugin.build.verify import Binary
 from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.progress import Progress
 from kplugin.model.buildfacts import BuildFacts
 
 __all__ = [

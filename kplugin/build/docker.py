@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.build.platform import Platform
-from kplugin.build.request import BuildRequest, BuildResult, Progress
+from kplugin.build.request import BuildRequest, BuildResult
 from kplugin.build.verify import verify
 from kplugin.core import golang, proc, safefs
 from kplugin.core.errors import OperationError, ToolError, UsageError
+from kplugin.core.progress import Progress
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, LABEL_K8S, NONROOT_USER, BuildFacts
 from kplugin.model.project import Project
 

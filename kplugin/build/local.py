@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from kplugin.build.platform import Platform
-from kplugin.build.request import BuildRequest, BuildResult, Progress
+from kplugin.build.request import BuildRequest, BuildResult
 from kplugin.build.verify import verify
 from kplugin.core import golang, proc, safefs
 from kplugin.core.errors import OperationError, ToolError
+from kplugin.core.progress import Progress
 from kplugin.model.buildfacts import BuildFacts
 from kplugin.model.project import Project
 

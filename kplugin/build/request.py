@@ -12,8 +12,6 @@ from kplugin.build.verify import Binary
 from kplugin.model.buildfacts import DEFAULT_BASE_IMAGE
 from kplugin.model.project import Project
 
-Progress = Callable[[str], None]
-
 
 @dataclass
 class BuildResult:

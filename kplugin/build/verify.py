@@ -3,16 +3,14 @@ that prints the pinned Kubernetes version."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kplugin.build.platform import Platform, host_arch
 from kplugin.core import digest, elf, proc
 from kplugin.core.errors import OperationError
+from kplugin.core.progress import Progress
 from kplugin.model.project import Project
-
-Progress = Callable[[str], None]
 
 
 @dataclass

@@ -140,8 +140,8 @@ def main(argv: list[str] | None = None) -> None:
         message = re.sub(r"'([^'\n]{40})[^'\n]{20,}'", r"'\1...'", message)
         sys.stderr.write(f"kplugin: error: {message}{hint}\n")
         code = err.exit_code
-    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM/SIGHUP (launch.Terminated)
-        from kplugin.launch import interruption
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM/SIGHUP (core.interrupts.Terminated)
+        from kplugin.core.interrupts import interruption
 
         message, code = interruption(err)
         sys.stderr.write(message)
@@ -208,7 +208,7 @@ _OS_HINTS = {
 
 def _report(err: Exception) -> int:
     from kplugin.core.errors import KpluginError, ToolError
-    from kplugin.launch import report_interrupt
+    from kplugin.core.interrupts import report_interrupt
 
     if state.debug:
         import traceback

@@ -15,7 +15,7 @@ from kplugin.cli import app
 from kplugin.cli.changes import RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:
-    from kplugin.e2e.kubeconfig import Kubeconfig
+    from kplugin.kube.kubeconfig import Kubeconfig
 
 EPILOG = """Examples:
 
@@ -169,7 +169,7 @@ def bench(
     from kplugin.bench import run as core
     from kplugin.cli.console import note, out, print_table, say, status
     from kplugin.core.errors import OperationError, UsageError
-    from kplugin.e2e import controlplane
+    from kplugin.kube import controlplane
 
     if not 1 <= repeat <= 20:
         raise UsageError(f"--repeat {repeat}: must be from 1 to 20")

@@ -12,8 +12,8 @@ from kplugin.cli import app
 from kplugin.cli.changes import RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
-    from kplugin.e2e.kubeconfig import Kubeconfig
-    from kplugin.e2e.run import Outcome, TargetFactory
+    from kplugin.e2e.run import ClusterFactory, Outcome
+    from kplugin.kube.kubeconfig import Kubeconfig
 
 EPILOG = """Examples:
 
@@ -90,12 +90,11 @@ def e2e(
     from kplugin.cli.progress import Reporter
     from kplugin.core.errors import UsageError
     from kplugin.e2e import compare as diff
-    from kplugin.e2e import controlplane, labelselector
     from kplugin.e2e.run import (
         Inputs,
         check_expectations,
         check_rbac,
-        local_targets,
+        local_clusters,
         outcome_of,
         rbac_documents,
         read_scenario,
@@ -103,6 +102,7 @@ def e2e(
     from kplugin.e2e.run import (
         sessions as replays,
     )
+    from kplugin.kube import controlplane, labelselector
 
     if not 1 <= timeout <= 3600:
         raise UsageError(f"--timeout {timeout:g}: must be from 1 to 3600 seconds")
@@ -115,7 +115,7 @@ def e2e(
     matcher = labelselector.parse(reschedule) if reschedule is not None else None
     cluster_config = None
     if kubeconfig is not None:
-        from kplugin.e2e import kubeconfig as kubeconfigs
+        from kplugin.kube import kubeconfig as kubeconfigs
 
         cluster_config = kubeconfigs.load(kubeconfig, context)
     project, target = load_for_version(path, template, k8s)
@@ -126,8 +126,8 @@ def e2e(
         if not count:
             note(f"--reschedule {reschedule}: no bound pod of the scenario matches")
     if cluster_config is not None:
-        from kplugin.e2e import apiclient, cluster
-        from kplugin.e2e import kubeconfig as kubeconfigs
+        from kplugin.kube import apiclient, cluster
+        from kplugin.kube import kubeconfig as kubeconfigs
 
         probe = apiclient.Client(kubeconfigs.endpoint(cluster_config))
         try:
@@ -170,9 +170,9 @@ def e2e(
         options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity)
         if cluster_config is None:
             apiserver = controlplane.apiserver_binary(built_from, reporter.step)
-            targets = local_targets(apiserver, inputs.rbac, reporter.step)
+            targets = local_clusters(apiserver, inputs.rbac, reporter.step)
         else:
-            targets = _existing_targets(cluster_config, reporter.step)
+            targets = _existing_clusters(cluster_config, reporter.step)
         sessions = list(replays(inputs, scheduler, targets, options, reporter, labels))
     kept = sessions[0][1]
     if compare:
@@ -201,10 +201,10 @@ def e2e(
     core.check(outcome)
 
 
-def _existing_targets(cluster_config: "Kubeconfig", progress: Callable[[str], None]) -> "TargetFactory":
+def _existing_clusters(cluster_config: "Kubeconfig", progress: Callable[[str], None]) -> "ClusterFactory":
     """A run's own Existing target (labels, namespaces) for each replay, on one cluster."""
-    from kplugin.e2e import apiclient, cluster
-    from kplugin.e2e import kubeconfig as kubeconfigs
+    from kplugin.kube import apiclient, cluster
+    from kplugin.kube import kubeconfig as kubeconfigs
 
     endpoint = kubeconfigs.endpoint(cluster_config)
 

@@ -52,9 +52,9 @@ def snapshot(
     from kplugin.cli.progress import Reporter
     from kplugin.core import names, safefs
     from kplugin.core.errors import UsageError
-    from kplugin.e2e import apiclient
-    from kplugin.e2e import kubeconfig as kubeconfigs
     from kplugin.e2e import snapshot as snapshots
+    from kplugin.kube import apiclient
+    from kplugin.kube import kubeconfig as kubeconfigs
 
     for ns in namespace or ():
         problem = names.dns1123_label_problem(ns)

@@ -1,5 +1,5 @@
 """One replay of a scenario with one scheduler profile: the state is created (in
-parallel, through kplugin.e2e.bulk), the scheduler started, every pod's fate followed
+parallel, through kplugin.kube.bulk), the scheduler started, every pod's fate followed
 through a watch until each is bound or reported unschedulable and nothing moves any
 more, the steps run in order (then the same wait), and what the scheduler's log says
 about scores, attempts, requeues and preemptions is read.
@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e import bulk, kinds, kube, logs
-from kplugin.e2e.apiclient import Client
-from kplugin.e2e.cluster import KWOK_ANNOTATIONS, Target
+from kplugin.e2e import entries, logs
 from kplugin.e2e.logs import NodeScore, Requeue
 from kplugin.e2e.scenario import DELETED, PAUSE_IMAGE, PENDING, PREEMPTED, Node, Pod, Scenario, Step
+from kplugin.kube import bulk, kinds
+from kplugin.kube.apiclient import Client
+from kplugin.kube.cluster import KWOK_ANNOTATIONS, Cluster
 
 # full detail (every plugin's score for every node) while the log stays small
 SCORE_PAIRS = 250_000  # pods x nodes
@@ -229,7 +230,7 @@ def _decided(state: PodState | None) -> bool:
 # --- creating ------------------------------------------------------------------------------
 
 
-def _object_path(target: Target, info: kinds.KindInfo, namespace: str | None) -> str:
+def _object_path(target: Cluster, info: kinds.KindInfo, namespace: str | None) -> str:
     return info.path(target.namespace(namespace) if namespace else None)
 
 
@@ -237,7 +238,7 @@ def _labelled(meta: dict[str, Any], labels: dict[str, str]) -> dict[str, Any]:
     return {**meta, "labels": {**(meta.get("labels") or {}), **labels}} if labels else meta
 
 
-def _rewrite_namespaces(spec: dict[str, Any], target: Target) -> dict[str, Any]:
+def _rewrite_namespaces(spec: dict[str, Any], target: Cluster) -> dict[str, Any]:
     """Pod (anti-)affinity terms name namespaces: on an existing cluster, kplugin's own."""
     affinity = spec.get("affinity")
     if not affinity or target.namespace("default") == "default":
@@ -255,7 +256,7 @@ def _rewrite_namespaces(spec: dict[str, Any], target: Target) -> dict[str, Any]:
     return {**spec, "affinity": affinity}
 
 
-def pod_manifest(pod: Pod, profile: Profile, target: Target, bound: bool = True) -> dict[str, Any]:
+def pod_manifest(pod: Pod, profile: Profile, target: Cluster, bound: bool = True) -> dict[str, Any]:
     manifest = pod.manifest(
         profile.scheduler_name, namespace=target.namespace(pod.namespace), labels=target.labels(), bound=bound
     )
@@ -263,7 +264,7 @@ def pod_manifest(pod: Pod, profile: Profile, target: Target, bound: bool = True)
     return manifest
 
 
-def node_manifest(node: Node, target: Target) -> dict[str, Any]:
+def node_manifest(node: Node, target: Cluster) -> dict[str, Any]:
     """The node as the scenario has it; on an existing cluster (kplugin's labels) with the
     annotations kwok manages, so that kwok keeps it Ready there."""
     labels = target.labels()
@@ -273,7 +274,7 @@ def node_manifest(node: Node, target: Target) -> dict[str, Any]:
     return manifest
 
 
-def _create_state(scenario: Scenario, profile: Profile, target: Target, feedback: Feedback) -> Creation:
+def _create_state(scenario: Scenario, profile: Profile, target: Cluster, feedback: Feedback) -> Creation:
     """Namespaces, classes and RuntimeClasses first (pods' admission reads them), then
     the other objects and the nodes, then the pods, then the statuses objects keep."""
     client, labels = target.client, target.labels()
@@ -348,7 +349,7 @@ def queue_order(scenario: Scenario, pods: Iterable[Pod]) -> list[Pod]:
     """Pods in the order the scheduler's queue takes them: higher priority first (the
     PriorityClass's value; the global default's without one), then namespace and name."""
     values = {c.name: c.value for c in scenario.priority_classes}
-    values.update(kube.BUILTIN_PRIORITY_CLASS_VALUES)
+    values.update(entries.BUILTIN_PRIORITY_CLASS_VALUES)
     default = next((c.value for c in scenario.priority_classes if c.global_default), 0)
 
     def key(pod: Pod) -> tuple[int, str, str]:
@@ -359,7 +360,7 @@ def queue_order(scenario: Scenario, pods: Iterable[Pod]) -> list[Pod]:
 
 
 def _create_pending(
-    scenario: Scenario, profile: Profile, target: Target, feedback: Feedback, pods: list[Pod]
+    scenario: Scenario, profile: Profile, target: Cluster, feedback: Feedback, pods: list[Pod]
 ) -> bulk.Result:
     """Pending pods one at a time in queue order, to a scheduler that is running: each
     arrives as an event of its own, in that order, whether the scheduler keeps up or a
@@ -381,7 +382,7 @@ def _create_pending(
 PROBE_WAIT = 120.0  # a big cluster takes a while to list; a PreEnqueue plugin may hold the probe
 
 
-def _probe(target: Target, profile: Profile, watch: PodWatch, namespace: str, refusals: Refusals) -> None:
+def _probe(target: Cluster, profile: Profile, watch: PodWatch, namespace: str, refusals: Refusals) -> None:
     """Wait until the scheduler has started and synced its caches: a pod nothing can
     take gets its verdict (or PROBE_WAIT seconds pass, or RBAC refused the scheduler
     something: its informers may never sync)."""
@@ -414,7 +415,7 @@ def _probe(target: Target, profile: Profile, watch: PodWatch, namespace: str, re
 # --- steps ---------------------------------------------------------------------------------
 
 
-def _run_step(step: Step, scenario: Scenario, profile: Profile, target: Target, wanted: set[str],
+def _run_step(step: Step, scenario: Scenario, profile: Profile, target: Cluster, wanted: set[str],
               deleted: set[str], watch: PodWatch) -> None:  # fmt: skip
     client = target.client
     node_path = f"/api/v1/nodes/{step.node}"
@@ -505,7 +506,7 @@ class Refusals:
 def _settle(
     watch: PodWatch,
     wanted: set[str],
-    target: Target,
+    target: Cluster,
     timeout: float,
     feedback: Feedback,
     what: str,
@@ -548,7 +549,7 @@ def detail_level(scenario: Scenario) -> tuple[str, str]:
 def replay(
     scenario: Scenario,
     profile: Profile,
-    target: Target,
+    target: Cluster,
     binary: Path,
     *,
     timeout: float,

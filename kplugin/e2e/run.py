@@ -18,10 +18,10 @@ from typing import Any
 from kplugin.config import render
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, UsageError
-from kplugin.e2e.cluster import Local, Target
-from kplugin.e2e.controlplane import Progress
+from kplugin.core.progress import Progress
 from kplugin.e2e.replay import Creation, Feedback, Placement, Profile, Session, Silent, replay
 from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario
+from kplugin.kube.cluster import Cluster, Local
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 
@@ -128,13 +128,13 @@ def check_config(inputs: Inputs, scheduler: Path) -> None:
         raise OperationError(f"kube-scheduler {inputs.project.version} rejects the e2e configuration: {message}")
 
 
-def plugin_profile(inputs: Inputs, target: Target) -> Profile:
+def plugin_profile(inputs: Inputs, target: Cluster) -> Profile:
     name = target.scheduler_name(inputs.project.scheduler_name)
     document = replace(inputs.config, scheduler_names=(name,)).document()
     return Profile("plugin", name, document)
 
 
-def default_profile(inputs: Inputs, target: Target) -> Profile:
+def default_profile(inputs: Inputs, target: Cluster) -> Profile:
     """The scheduler's default profile, in the same binary with the same settings."""
     name = target.scheduler_name(DEFAULT_PROFILE)
     config = SchedulerConfig(
@@ -147,13 +147,13 @@ def default_profile(inputs: Inputs, target: Target) -> Profile:
     return Profile("default", name, config.document())
 
 
-TargetFactory = Callable[[Path, str], AbstractContextManager[Target]]  # (work dir, profile label)
+ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work dir, profile label)
 
 
-def local_targets(apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress) -> TargetFactory:
+def local_clusters(apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress) -> ClusterFactory:
     """A fresh local control plane for each replay."""
 
-    def make(work: Path, _label: str) -> AbstractContextManager[Target]:
+    def make(work: Path, _label: str) -> AbstractContextManager[Cluster]:
         return Local(work, apiserver, rbac, progress)
 
     return make
@@ -162,7 +162,7 @@ def local_targets(apiserver: Path, rbac: list[dict[str, Any]] | None, progress: 
 def sessions(
     inputs: Inputs,
     scheduler: Path,
-    targets: TargetFactory,
+    targets: ClusterFactory,
     options: Options,
     feedback: Feedback,
     labels: tuple[str, ...],
@@ -200,13 +200,13 @@ def run(
     options: Options,
     progress: Progress,
     feedback: Feedback | None = None,
-    targets: TargetFactory | None = None,
+    targets: ClusterFactory | None = None,
 ) -> Outcome:
     """Start the control plane and the project's scheduler, create the scenario, wait
     until every pod is bound or reported unschedulable (nothing changed for
     ``options.timeout`` seconds: give up), run the steps and wait again."""
     started = time.monotonic()
-    chosen = targets or local_targets(apiserver, inputs.rbac, progress)
+    chosen = targets or local_clusters(apiserver, inputs.rbac, progress)
     ((session, kept),) = list(sessions(inputs, scheduler, chosen, options, feedback or Silent(), ("plugin",)))
     return outcome_of(inputs, session, kept, time.monotonic() - started)
 

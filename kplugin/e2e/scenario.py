@@ -44,7 +44,8 @@ from typing import Any
 
 from kplugin.core import digest, names, safefs, yamlio
 from kplugin.core.errors import UsageError
-from kplugin.e2e import jsonstream, kinds, kube, schema
+from kplugin.e2e import entries, schema
+from kplugin.kube import jsonstream, kinds
 
 PENDING = "pending"
 PREEMPTED = "preempted"
@@ -498,7 +499,7 @@ class _Reader:
                 f"{schema.shown(api_version)}: kplugin replays {kind} as {info.api_version} "
                 f"(served from Kubernetes 1.{info.since})",
             )
-        allowed = {"apiVersion", "kind", "metadata", *kube.KEPT_FIELDS.get(kind, ("spec",))}
+        allowed = {"apiVersion", "kind", "metadata", *entries.KEPT_FIELDS.get(kind, ("spec",))}
         if info.status:
             allowed.add("status")
         self.mapping(entry, label, allowed)
@@ -642,14 +643,14 @@ class _Reader:
             label = f"{where} ({kind} {shown_name})"
 
             def at(key: str, label: str = label) -> str:
-                return f"{label}: {kube.origin(key)}"
+                return f"{label}: {entries.origin(key)}"
 
             info = kinds.ALL[kind]
             if obj.get("apiVersion") != info.api_version and kind in kinds.CORE:
                 raise self.fail(
                     f"{label}: apiVersion", f"{schema.shown(obj.get('apiVersion'))} is not {info.api_version}"
                 )
-            section, entry = kube.entry_of(obj)
+            section, entry = entries.entry_of(obj)
             if entry is None:
                 continue
             if section == "nodes":
@@ -680,7 +681,7 @@ class _Reader:
             [f"{o.info.kind} {o.namespace + '/' if o.namespace else ''}{o.name}" for o in self.objects],
         )
         nodes = {n.name for n in self.nodes}
-        classes = {c.name for c in self.classes} | kube.BUILTIN_PRIORITY_CLASSES
+        classes = {c.name for c in self.classes} | entries.BUILTIN_PRIORITY_CLASSES
         runtime_classes = {o.name for o in self.objects if o.info.kind == "RuntimeClass"}
         if sum(c.global_default for c in self.classes) > 1:
             raise self.fail("priorityClasses", "more than one has globalDefault: true")

@@ -5,7 +5,7 @@ pods in every namespace (bound and pending), namespaces, PriorityClasses, and wh
 cluster serves them PodDisruptionBudgets, PersistentVolumes and Claims, StorageClasses,
 CSINodes and CSIDrivers, CSIStorageCapacities, RuntimeClasses and the DRA objects
 (DeviceClasses, ResourceSlices, ResourceClaims of resource.k8s.io/v1). Each object
-becomes a scenario entry (kplugin.e2e.kube: status, managedFields, uids and
+becomes a scenario entry (kplugin.e2e.entries: status, managedFields, uids and
 resourceVersions dropped), and the scenario is written as JSON with one entry per line,
 each section sorted by name: the same cluster gives the same bytes.
 
@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e import kinds, kube
-from kplugin.e2e.apiclient import ApiError, Client
+from kplugin.e2e import entries
 from kplugin.e2e.scenario import EXISTING_NAMESPACES
+from kplugin.kube import kinds
+from kplugin.kube.apiclient import ApiError, Client
 
 Counter = Callable[[str, int, int], None]
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -78,7 +79,7 @@ class Anonymizer:
         """A label value (or a selector's value) under ``key``."""
         if not isinstance(value, str) or key in self.keep:
             return value
-        if key == kube.NAMESPACE_NAME_LABEL:
+        if key == entries.NAMESPACE_NAME_LABEL:
             return self.namespace(value)
         return self.word(value)
 
@@ -320,7 +321,7 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
         return [info.path(ns) for ns in sorted(wanted)]
 
     def add(obj: dict[str, Any], what: str) -> None:
-        section, entry = kube.entry_of(obj)
+        section, entry = entries.entry_of(obj)
         if entry is None:
             return
         if anonymizer is not None:

@@ -31,12 +31,12 @@ from typing import Any, NamedTuple
 
 from kplugin.core import digest, proc, safefs, yamlio
 from kplugin.core.errors import KpluginError, OperationError, ToolError, UsageError
+from kplugin.core.progress import Progress
 from kplugin.model.project import Project
 from kplugin.model.spec import PluginSpec
 
 ARGS_DIR = PurePosixPath("config/args")
 _PROGRAM_DIR = "internal/kplugin-argsinfo"  # where the program appears to go build; never on disk
-Progress = Callable[[str], None]
 
 
 def args_file(plugin: PluginSpec) -> PurePosixPath:

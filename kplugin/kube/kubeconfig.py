@@ -17,7 +17,7 @@ from typing import Any
 
 from kplugin.core import proc, safefs, yamlio
 from kplugin.core.errors import OperationError, UsageError
-from kplugin.e2e.apiclient import Endpoint
+from kplugin.kube.apiclient import Endpoint
 
 
 @dataclass(frozen=True)

@@ -19,16 +19,15 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from kplugin.core import cache, proc, yamlio
 from kplugin.core.errors import OperationError
-from kplugin.e2e.apiclient import Client, Endpoint
+from kplugin.core.progress import Progress
+from kplugin.kube.apiclient import Client, Endpoint
 from kplugin.model.project import Project
-
-Progress = Callable[[str], None]
 
 READY_TIMEOUT = 90.0
 _RBAC_PATHS = {

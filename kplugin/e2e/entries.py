@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kplugin.e2e import kinds
+from kplugin.kube import kinds
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server

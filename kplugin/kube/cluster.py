@@ -22,10 +22,11 @@ from typing import Any, Protocol
 
 from kplugin.core import digest, yamlio
 from kplugin.core.errors import OperationError
-from kplugin.e2e import kinds
-from kplugin.e2e.apiclient import ApiError, Client
-from kplugin.e2e.controlplane import ControlPlane, Process, Progress, scheduler_command
-from kplugin.e2e.kubeconfig import Kubeconfig
+from kplugin.core.progress import Progress
+from kplugin.kube import kinds
+from kplugin.kube.apiclient import ApiError, Client
+from kplugin.kube.controlplane import ControlPlane, Process, scheduler_command
+from kplugin.kube.kubeconfig import Kubeconfig
 
 REPLAY_LABEL = "kplugin.dev/replay"
 # what kwok's controller looks for to keep a fake node Ready (and its heartbeats), so that
@@ -37,7 +38,7 @@ LOCAL_QPS = 5000
 EXISTING_QPS = 1000
 
 
-class Target(Protocol):
+class Cluster(Protocol):
     client: Client
     identity: str
     qps: int
@@ -60,7 +61,7 @@ class Target(Protocol):
 
     def stop_scheduler(self) -> Path | None: ...
 
-    def __enter__(self) -> Target: ...
+    def __enter__(self) -> Cluster: ...
 
     def __exit__(
         self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
