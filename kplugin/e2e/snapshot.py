@@ -35,7 +35,6 @@ from kplugin.kube import kinds
 from kplugin.kube.apiclient import ApiError, Client
 
 Counter = Callable[[str, int, int], None]
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from kplugin.core.errors import OperationError
 
 JSON = "application/json"
 MERGE_PATCH = "application/merge-patch+json"
-STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 LIST_PAGE = 500
 
 

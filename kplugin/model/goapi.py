@@ -17,9 +17,6 @@ import enum
 
 from kplugin.model.apifacts import ApiFacts, PostFilterArg, PreBindPreFlight, QueuedInfo
 
-FRAMEWORK = "k8s.io/kubernetes/pkg/scheduler/framework"
-FWK = "k8s.io/kube-scheduler/framework"
-
 
 class ApiMode(enum.StrEnum):
     """How a project's plugin code meets the framework: through the generated internal/fw
