@@ -381,12 +381,12 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
 
     emit('{"source":' + _line(source))
     for section in SECTIONS:
-        entries = sorted(lines[section])
-        result.counts[section] = len(entries)
+        rows = sorted(lines[section])
+        result.counts[section] = len(rows)
         emit(f',\n"{section}":[')
-        for i, (_, line) in enumerate(entries):
+        for i, (_, line) in enumerate(rows):
             emit(("\n" if i == 0 else ",\n") + line)
-        emit("\n]" if entries else "]")
+        emit("\n]" if rows else "]")
         lines[section] = []  # let go of what is written
     emit("}\n")
     result.bytes = written
