@@ -310,3 +310,81 @@ def test_native_code_using_api_the_target_removed(kplugin: K, tmp_path: Path) ->
     removed = [f for f in findings if f["rule"] == "api-removed"]
     assert removed and all(f["file"] == "pkg/gpuaware/plugin.go" and f["line"] for f in removed)
     assert any("framework.CycleState is gone from 1.34" in f["what"] for f in removed)
+
+
+# --- the one Go method scanner (gosource.methods), shared by doctor and add extension-point
+
+
+GO_SOURCE = """package gpuaware
+
+// func (pl *GpuAware) Score(ctx context.Context) {} is commented out
+func (pl *GpuAware) Filter(ctx context.Context, state fw.CycleState) *fw.Status {
+\treturn nil
+}
+
+func (pl GpuAware) Name() string { return Name }
+
+func (a *GpuAwareArgs) Reserve(ctx context.Context) *fw.Status { return nil }
+
+func (o *Other) PreFilter(ctx context.Context) {}
+
+func New(ctx context.Context) (fw.Plugin, error) { return &GpuAware{}, nil }
+
+func (pl *GpuAware) EventsToRegister(_ context.Context) ([]fw.ClusterEventWithHint, error) {
+\treturn []fw.ClusterEventWithHint{
+\t\t{Event: fw.ClusterEvent{Resource: fw.Node, ActionType: fw.Add}},
+\t\t{Event: fw.ClusterEvent{Resource: fw.Pod, ActionType: fw.Delete}, QueueingHintFn: pl.hint},
+\t}, nil
+}
+"""
+
+
+def test_the_scanner_reads_value_and_pointer_receivers_of_the_type() -> None:
+    """Pointer and value receivers of the type, each with its line and the offset past its
+    ``(``; not a comment, another type, a type whose name starts the same, or a function."""
+    from kplugin.generate import gosource
+
+    found = list(gosource.methods(GO_SOURCE, "GpuAware"))
+    lines = GO_SOURCE.splitlines()
+    assert [(m.name, m.line) for m in found] == [("Filter", 4), ("Name", 8), ("EventsToRegister", 16)]
+    for method in found:
+        assert lines[method.line - 1].startswith("func (pl ")
+        assert GO_SOURCE[: method.end].endswith(f") {method.name}(")
+    assert [m.name for m in gosource.methods(GO_SOURCE, "Other")] == ["PreFilter"]
+    assert [m.name for m in gosource.methods(GO_SOURCE, "GpuAwareArgs")] == ["Reserve"]
+    assert list(gosource.methods(GO_SOURCE, "Gpu")) == []
+    assert list(gosource.methods("package gpuaware\n", "GpuAware")) == []
+
+
+def test_events_without_hints_reads_the_scanned_method() -> None:
+    from kplugin.doctor.framework import events_without_hints
+
+    assert events_without_hints(GO_SOURCE, "GpuAware") == [18]
+    value = GO_SOURCE.replace("func (pl *GpuAware) EventsToRegister", "func (pl GpuAware) EventsToRegister")
+    assert events_without_hints(value, "GpuAware") == [18]
+    assert events_without_hints(GO_SOURCE, "Other") == []
+
+
+def test_methods_in_code_looks_in_every_own_file_of_the_plugin(project: Path) -> None:
+    """A method in another file of the package counts (its file and line); one in a test
+    or a zz_generated file does not; one on another type does not."""
+    from kplugin.generate.addplugin import methods_in_code
+    from kplugin.model import project as projects
+    from kplugin.model.spec import ExtensionPoint
+
+    package = project / "pkg/gpuaware"
+    (package / "reserve.go").write_text(
+        "package gpuaware\n\n"
+        "func (o *Other) Permit() {}\n\n"
+        "func (pl GpuAware) Reserve(_ context.Context, _ fw.CycleState, _ *v1.Pod, _ string) *fw.Status {\n"
+        "\treturn nil\n}\n"
+    )
+    (package / "bind_test.go").write_text("package gpuaware\n\nfunc (pl *GpuAware) Bind() {}\n")
+    (package / "zz_generated.permit.go").write_text("package gpuaware\n\nfunc (pl *GpuAware) Permit() {}\n")
+    loaded = projects.load(project)
+    (plugin,) = loaded.plugins
+    found = methods_in_code(loaded, plugin)
+    assert found[ExtensionPoint.RESERVE] == "pkg/gpuaware/reserve.go:5"
+    assert ExtensionPoint.BIND not in found and ExtensionPoint.PERMIT not in found
+    assert {ExtensionPoint.FILTER, ExtensionPoint.SCORE} <= set(found)
+    assert found[ExtensionPoint.FILTER].startswith("pkg/gpuaware/plugin.go:")

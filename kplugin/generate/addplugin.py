@@ -3,14 +3,13 @@ one blank import inserted at the scaffold marker of cmd/scheduler/plugins.go."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from kplugin.core import golang, safefs
 from kplugin.core.errors import OperationError, UsageError
-from kplugin.generate import argsinfo, scaffold, sync
+from kplugin.generate import argsinfo, gosource, scaffold, sync
 from kplugin.model.project import Project
 from kplugin.model.spec import (
     DEFAULT_EXTENSION_POINTS,
@@ -138,17 +137,16 @@ def methods_in_code(project: Project, plugin: PluginSpec) -> dict[ExtensionPoint
     directory = safefs.inside(project.root, package)
     if not directory.is_dir() or directory.is_symlink():
         return found
-    receiver = re.compile(rf"^func \(\w+ \*?{re.escape(plugin.name)}\) (\w+)\(", re.M)
     wanted = {method: point for point, method in _METHODS.items()}
     for path in sorted(directory.glob("*.go")):
         if path.name.endswith("_test.go") or path.name.startswith("zz_generated"):
             continue
         data = safefs.read_project_file(project.root, (package / path.name).as_posix())
         text = safefs.decode(data or b"", "Go file", path)
-        for match in receiver.finditer(text):
-            point = wanted.get(match[1])
+        for method in gosource.methods(text, plugin.name):
+            point = wanted.get(method.name)
             if point is not None and point not in found:
-                found[point] = f"{package / path.name}:{text[: match.start()].count(chr(10)) + 1}"
+                found[point] = f"{package / path.name}:{method.line}"
     return found
 
 

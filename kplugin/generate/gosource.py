@@ -5,11 +5,16 @@ extension points chosen and on the Kubernetes minor (``framework`` vs ``fwk``). 
 rejects unused imports, so instead of an ``{% if %}`` around each import, rendered Go
 files go through ``prune_imports``: an import whose package name is not used in the code
 is dropped, and the import block is left gofmt-clean.
+
+It also reads Go source: ``methods`` finds the methods a plugin's type declares (for
+``kplugin add extension-point`` and ``kplugin doctor``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import NamedTuple
 
 # Comments and string/rune literals: a package name inside them is not a use.
 _NOT_CODE = re.compile(r"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
@@ -66,3 +71,20 @@ def prune_imports(source: str) -> str:
     if not lines:
         pruned = re.sub(r"\n{3,}", "\n\n", pruned)
     return pruned
+
+
+class Method(NamedTuple):
+    """A method declaration in Go source."""
+
+    name: str
+    line: int  # 1-based, of its ``func``
+    end: int  # offset just past the ``(`` that opens its parameters
+
+
+def methods(source: str, type_name: str) -> Iterator[Method]:
+    """The methods declared on Go type ``type_name`` in one file's text, in source order:
+    each ``func (r T) Name(`` or ``func (r *T) Name(`` that starts a line (a receiver
+    without a name, or with type parameters, is not recognised)."""
+    receiver = re.compile(rf"^func \(\w+ \*?{re.escape(type_name)}\) (\w+)\(", re.M)
+    for match in receiver.finditer(source):
+        yield Method(match[1], source.count("\n", 0, match.start()) + 1, match.end())
