@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from kplugin.core.errors import UsageError
+from kplugin.model import points
 from kplugin.model.spec import (
     ExtensionPoint,
     ProjectSpec,
@@ -187,6 +188,20 @@ def test_every_extension_point_parses() -> None:
     assert [p.config_name for p in ExtensionPoint][-1] is None  # EnqueueExtensions: no config key
     assert ExtensionPoint.BIND.interface == "BindPlugin"
     assert ExtensionPoint.ENQUEUE_EXTENSIONS.interface == "EnqueueExtensions"
+
+
+def test_a_point_outside_the_targets_minors_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table's first and last minor of a point decide where kplugin new offers it
+    (every point is in every minor kplugin supports today)."""
+    row = points.POINTS[ExtensionPoint.PRE_ENQUEUE]
+    ProjectSpec.create("gpu", resolve("1.28.3"), extension_points="preenqueue,filter")
+    monkeypatch.setitem(points.POINTS, ExtensionPoint.PRE_ENQUEUE, row._replace(first="1.29"))
+    with pytest.raises(UsageError, match=r"Kubernetes 1\.28\.3 has no preenqueue extension point"):
+        ProjectSpec.create("gpu", resolve("1.28.3"), extension_points="preenqueue,filter")
+    ProjectSpec.create("gpu", resolve("1.29"), extension_points="preenqueue,filter")
+    monkeypatch.setitem(points.POINTS, ExtensionPoint.PRE_ENQUEUE, row._replace(last="1.28"))
+    with pytest.raises(UsageError, match="has no preenqueue"):
+        ProjectSpec.create("gpu", resolve("1.29"), extension_points="preenqueue,filter")
 
 
 def test_project_spec_defaults() -> None:

@@ -7,6 +7,7 @@ import typer
 
 from kplugin.cli import app
 from kplugin.cli.changes import DryRun, KeepEdited, Template, load_project, report
+from kplugin.model import points
 
 add_app = typer.Typer(
     name="add",
@@ -34,7 +35,7 @@ def plugin(
     project_dir: ProjectDir = Path("."),
     extension_points: Annotated[
         str | None,
-        typer.Option("--extension-points", help="As for kplugin new. Default: filter,score."),
+        typer.Option("--extension-points", help=f"As for kplugin new. Default: {points.default_words()}."),
     ] = None,
     keep_edited: KeepEdited = False,
     no_tidy: NoTidy = False,

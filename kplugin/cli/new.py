@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
+from kplugin.model import points
 
 EPILOG = """Examples:
 
@@ -19,10 +20,7 @@ EPILOG = """Examples:
   kplugin new gpu-aware --k8s 1.33 --api native
 """
 
-POINTS_HELP = (
-    "Comma-separated: preenqueue, queuesort, prefilter, filter, postfilter, prescore, score, reserve, permit, "
-    "prebind, bind, postbind, enqueueextensions. Default: filter,score."
-)
+POINTS_HELP = f"Comma-separated: {points.words()}. Default: {points.default_words()}."
 API_HELP = (
     "layer: plugin code written against the generated internal/fw package, the same on every Kubernetes version "
     "(kplugin upgrade moves it between minors). native: straight against this minor's framework API."
@@ -83,7 +81,7 @@ def new(
             raise UsageError("missing project NAME; e.g. kplugin new gpu-aware")
         name = typer.prompt("Project name")
         module = module or typer.prompt("Go module", default=f"example.com/{name}")
-        extension_points = extension_points or typer.prompt("Extension points", default="filter,score")
+        extension_points = extension_points or typer.prompt("Extension points", default=points.default_words())
     target = versions.resolve(k8s) if k8s is not None else versions.default_target()
     spec = ProjectSpec.create(
         name,

@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 from kplugin.core import golang, safefs
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.generate import argsinfo, gosource, scaffold, sync
+from kplugin.model.points import method as point_method
 from kplugin.model.project import Project
 from kplugin.model.spec import (
     DEFAULT_EXTENSION_POINTS,
@@ -111,22 +112,9 @@ def _apply(project: Project, plan: sync.Sync, result: AddResult, tidy: bool, dry
 
 # --- kplugin add extension-point ---------------------------------------------------------
 
-# How a plugin's code shows it implements an extension point: the method(s) on its type.
-_METHODS = {
-    ExtensionPoint.PRE_ENQUEUE: "PreEnqueue",
-    ExtensionPoint.QUEUE_SORT: "Less",
-    ExtensionPoint.PRE_FILTER: "PreFilter",
-    ExtensionPoint.FILTER: "Filter",
-    ExtensionPoint.POST_FILTER: "PostFilter",
-    ExtensionPoint.PRE_SCORE: "PreScore",
-    ExtensionPoint.SCORE: "Score",
-    ExtensionPoint.RESERVE: "Reserve",
-    ExtensionPoint.PERMIT: "Permit",
-    ExtensionPoint.PRE_BIND: "PreBind",
-    ExtensionPoint.BIND: "Bind",
-    ExtensionPoint.POST_BIND: "PostBind",
-    ExtensionPoint.ENQUEUE_EXTENSIONS: "EventsToRegister",
-}
+# How a plugin's code shows it implements an extension point: the method on its type
+# (the table's, kplugin.model.points).
+_METHODS = {point: point_method(point) for point in ExtensionPoint}
 
 
 def methods_in_code(project: Project, plugin: PluginSpec) -> dict[ExtensionPoint, str]:

@@ -16,7 +16,8 @@ from typing import Any
 
 from kplugin.model.apifacts import ApiFacts, PreBindPreFlight, PreScoreNodes, ScoreNodeArg
 from kplugin.model.goapi import NATIVE, ApiMode
-from kplugin.model.spec import ExtensionPoint, PluginSpec
+from kplugin.model.points import POINTS, where
+from kplugin.model.spec import SIGNING_POINTS, ExtensionPoint, PluginSpec
 
 E = ExtensionPoint
 
@@ -39,18 +40,18 @@ class Shape:
     @property
     def uses_state(self) -> bool:
         """PreFilter or PreScore computes the pod's demand into CycleState."""
-        return self.has(E.PRE_FILTER, E.PRE_SCORE)
+        return self.has(*where("state"))
 
     @property
     def uses_demand(self) -> bool:
         """Some point reads the pod's demand of the configured resource."""
-        return self.has(E.PRE_FILTER, E.FILTER, E.PRE_SCORE, E.SCORE, E.PRE_BIND)
+        return self.has(*where("demand"))
 
     @property
     def signs(self) -> bool:
         """The plugin signs pods (SignPod): it is at a point whose plugins must all sign for
         batching, and it is written through internal/fw or for a minor that has SignPod."""
-        return self.has(E.PRE_FILTER, E.FILTER, E.PRE_SCORE, E.SCORE) and (not self.native or self.facts.sign_pod)
+        return self.has(*SIGNING_POINTS) and (not self.native or self.facts.sign_pod)
 
     @property
     def lists_nodes(self) -> bool:
@@ -71,29 +72,36 @@ class Shape:
 Rule = Callable[[Shape], bool]
 
 
-def point(p: ExtensionPoint) -> Rule:
-    return lambda s: s.plugin.has(p)
+def point(p: ExtensionPoint, rule: Rule | None = None) -> tuple[str, Rule]:
+    """The point's own section (the table's), where the plugin has the point (or where
+    ``rule`` holds)."""
+    return POINTS[p].section, rule or (lambda s: s.plugin.has(p))
+
+
+def tested_in(section: str) -> Rule:
+    """A shared test section: where the plugin has a point the table tests there."""
+    return lambda s: s.has(*(p for p, row in POINTS.items() if row.tested_in == section))
 
 
 # plugin.go, in order: the extension points' methods, and the shared parts where they
 # first serve
 PLUGIN_GO: tuple[tuple[str, Rule], ...] = (
-    ("preenqueue", point(E.PRE_ENQUEUE)),
-    ("queuesort", point(E.QUEUE_SORT)),
+    point(E.PRE_ENQUEUE),
+    point(E.QUEUE_SORT),
     ("state", lambda s: s.uses_state),
-    ("prefilter", point(E.PRE_FILTER)),
+    point(E.PRE_FILTER),
     ("demand", lambda s: s.uses_state),
     ("free", lambda s: s.uses_demand),
-    ("filter", point(E.FILTER)),
-    ("postfilter", point(E.POST_FILTER)),
-    ("prescore", point(E.PRE_SCORE)),
-    ("score", point(E.SCORE)),
-    ("reserve", point(E.RESERVE)),
-    ("permit", point(E.PERMIT)),
-    ("prebind", point(E.PRE_BIND)),
-    ("bind", point(E.BIND)),
-    ("postbind", point(E.POST_BIND)),
-    ("enqueueextensions", point(E.ENQUEUE_EXTENSIONS)),
+    point(E.FILTER),
+    point(E.POST_FILTER),
+    point(E.PRE_SCORE),
+    point(E.SCORE),
+    point(E.RESERVE),
+    point(E.PERMIT),
+    point(E.PRE_BIND),
+    point(E.BIND),
+    point(E.POST_BIND),
+    point(E.ENQUEUE_EXTENSIONS),
     ("sign", lambda s: s.signs),
     # the hints of EventsToRegister count requests too
     ("podrequest", lambda s: s.uses_demand or (s.plugin.has(E.ENQUEUE_EXTENSIONS) and s.plugin.args)),
@@ -101,26 +109,26 @@ PLUGIN_GO: tuple[tuple[str, Rule], ...] = (
 )
 PLUGIN_TEST_GO: tuple[tuple[str, Rule], ...] = (
     ("args", lambda s: s.plugin.args),
-    ("preenqueue", point(E.PRE_ENQUEUE)),
-    ("filter", point(E.FILTER)),
-    ("prefilter", point(E.PRE_FILTER)),
-    ("postfilter", point(E.POST_FILTER)),
-    ("prescore", point(E.PRE_SCORE)),
-    ("score", point(E.SCORE)),
-    ("bindingcycle", lambda s: s.has(E.RESERVE, E.PERMIT, E.PRE_BIND, E.BIND, E.POST_BIND)),
-    ("queuesort", point(E.QUEUE_SORT)),
-    ("enqueueextensions", point(E.ENQUEUE_EXTENSIONS)),
+    point(E.PRE_ENQUEUE),
+    point(E.FILTER),
+    point(E.PRE_FILTER),
+    point(E.POST_FILTER),
+    point(E.PRE_SCORE),
+    point(E.SCORE),
+    ("bindingcycle", tested_in("bindingcycle")),
+    point(E.QUEUE_SORT),
+    point(E.ENQUEUE_EXTENSIONS),
     ("sign", lambda s: s.signs),
 )
 # the adapter translates only where the minor's interfaces differ from internal/fw's
 ADAPTER_GO: tuple[tuple[str, Rule], ...] = (
-    ("prefilter", lambda s: s.lists_nodes),
-    ("postfilter", point(E.POST_FILTER)),
-    ("prescore", lambda s: s.converts_nodes),
-    ("score", lambda s: s.looks_up_node),
-    ("prebind", lambda s: s.plugin.has(E.PRE_BIND) and s.facts.prebind_preflight is not PreBindPreFlight.RESULT),
+    point(E.PRE_FILTER, lambda s: s.lists_nodes),
+    point(E.POST_FILTER),
+    point(E.PRE_SCORE, lambda s: s.converts_nodes),
+    point(E.SCORE, lambda s: s.looks_up_node),
+    point(E.PRE_BIND, lambda s: s.plugin.has(E.PRE_BIND) and s.facts.prebind_preflight is not PreBindPreFlight.RESULT),
     # the events' hints are internal/fw's own type, converted for the minor (fw.NativeEvents)
-    ("enqueueextensions", point(E.ENQUEUE_EXTENSIONS)),
+    point(E.ENQUEUE_EXTENSIONS),
     ("sign", lambda s: s.signs and s.facts.sign_pod),
 )
 

@@ -2,96 +2,26 @@
 
 from __future__ import annotations
 
-import enum
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kplugin.core import names
 from kplugin.core.errors import UsageError
+from kplugin.model import points
 from kplugin.model.goapi import API_MODES, LAYER, ApiMode
+from kplugin.model.points import ExtensionPoint as ExtensionPoint
 from kplugin.model.versions import KubeVersion, Target
 
-
-class ExtensionPoint(enum.StrEnum):
-    """Scheduling Framework extension points kplugin can generate, in cycle order.
-
-    ``enqueueextensions`` is not an extension point of the configuration but an optional
-    interface (EventsToRegister) that tells the scheduler when to retry rejected pods.
-    """
-
-    PRE_ENQUEUE = "preenqueue"
-    QUEUE_SORT = "queuesort"
-    PRE_FILTER = "prefilter"
-    FILTER = "filter"
-    POST_FILTER = "postfilter"
-    PRE_SCORE = "prescore"
-    SCORE = "score"
-    RESERVE = "reserve"
-    PERMIT = "permit"
-    PRE_BIND = "prebind"
-    BIND = "bind"
-    POST_BIND = "postbind"
-    ENQUEUE_EXTENSIONS = "enqueueextensions"
-
-    @property
-    def config_name(self) -> str | None:
-        """The key under ``profiles[].plugins`` in KubeSchedulerConfiguration (None for
-        EnqueueExtensions, which has no key of its own)."""
-        return _CONFIG_NAMES.get(self)
-
-    @property
-    def go_name(self) -> str:
-        """The extension point as the framework's test helpers name it: QueueSort, ..."""
-        return _INTERFACES[self].removesuffix("Plugin")
-
-    @property
-    def interface(self) -> str:
-        """The Go interface a plugin implements for it: FilterPlugin, EnqueueExtensions, ..."""
-        return _INTERFACES[self]
-
-
-_CONFIG_NAMES = {
-    ExtensionPoint.PRE_ENQUEUE: "preEnqueue",
-    ExtensionPoint.QUEUE_SORT: "queueSort",
-    ExtensionPoint.PRE_FILTER: "preFilter",
-    ExtensionPoint.FILTER: "filter",
-    ExtensionPoint.POST_FILTER: "postFilter",
-    ExtensionPoint.PRE_SCORE: "preScore",
-    ExtensionPoint.SCORE: "score",
-    ExtensionPoint.RESERVE: "reserve",
-    ExtensionPoint.PERMIT: "permit",
-    ExtensionPoint.PRE_BIND: "preBind",
-    ExtensionPoint.BIND: "bind",
-    ExtensionPoint.POST_BIND: "postBind",
-}
-_INTERFACES = {point: (name[0].upper() + name[1:] + "Plugin") for point, name in _CONFIG_NAMES.items()} | {
-    ExtensionPoint.ENQUEUE_EXTENSIONS: "EnqueueExtensions"
-}
-
-DEFAULT_EXTENSION_POINTS = (ExtensionPoint.FILTER, ExtensionPoint.SCORE)
+# The points' facts are one table, kplugin.model.points; these are derived from it.
+DEFAULT_EXTENSION_POINTS = points.where("default")
 # The points at which the sample plugin reads its Args (a label and a resource): a plugin
 # generated without any of them (QueueSort only, Bind only, ...) gets no Args at all.
-SAMPLE_ARGS_POINTS = frozenset(
-    {
-        ExtensionPoint.PRE_FILTER,
-        ExtensionPoint.FILTER,
-        ExtensionPoint.PRE_SCORE,
-        ExtensionPoint.SCORE,
-        ExtensionPoint.PERMIT,
-        ExtensionPoint.PRE_BIND,
-    }
-)
+SAMPLE_ARGS_POINTS = frozenset(points.where("sample_args"))
 # The points whose rejections the scheduler retries on the events EventsToRegister names.
-REJECTING_POINTS = frozenset(
-    {
-        ExtensionPoint.PRE_ENQUEUE,
-        ExtensionPoint.PRE_FILTER,
-        ExtensionPoint.FILTER,
-        ExtensionPoint.RESERVE,
-        ExtensionPoint.PERMIT,
-    }
-)
+REJECTING_POINTS = frozenset(points.where("rejects"))
+# The points whose plugins must all sign pods (SignPod) for the scheduler to batch them.
+SIGNING_POINTS = frozenset(points.where("signs"))
 
 _PASCAL = re.compile(r"[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)*", re.ASCII)
 _GO_KEYWORDS = frozenset(
@@ -264,29 +194,39 @@ def parse_extension_points(value: str, where: str = "--extension-points") -> tup
     _require_str(value, where)
     words = [point_word(v) for v in value.split(",")]
     if not any(words):
-        raise UsageError(f"{where} {value!r} is empty; choose from {', '.join(ExtensionPoint)}")
-    points = set()
+        raise UsageError(f"{where} {value!r} is empty; choose from {points.words()}")
+    named = set()
     for word in words:
         if not word:
             continue
         try:
-            points.add(ExtensionPoint(word))
+            named.add(ExtensionPoint(word))
         except ValueError:
-            raise UsageError(
-                f"{where}: unknown extension point {word[:40]!r}; choose from {', '.join(ExtensionPoint)}"
-            ) from None
-    chosen = tuple(p for p in ExtensionPoint if p in points)
+            raise UsageError(f"{where}: unknown extension point {word[:40]!r}; choose from {points.words()}") from None
+    chosen = tuple(p for p in ExtensionPoint if p in named)
     if not any(p.config_name for p in chosen):
         raise UsageError(
             f"{where} {value!r}: enqueueextensions alone is never called; add the points it serves, "
             "e.g. filter,enqueueextensions"
         )
-    if ExtensionPoint.ENQUEUE_EXTENSIONS in chosen and not points & REJECTING_POINTS:
+    if ExtensionPoint.ENQUEUE_EXTENSIONS in chosen and not named & REJECTING_POINTS:
         raise UsageError(
             f"{where} {value!r}: enqueueextensions only matters for a plugin that rejects pods; "
             f"add one of {', '.join(p for p in ExtensionPoint if p in REJECTING_POINTS)}"
         )
     return chosen
+
+
+def require_available(chosen: tuple[ExtensionPoint, ...], target: Target, where: str = "--extension-points") -> None:
+    """Refuse a point the target's minor does not have (every point kplugin knows is in
+    every minor it supports today; the table says so per point)."""
+    minor = (target.version.major, target.version.minor)
+    missing = [p for p in chosen if not points.available(p, minor)]
+    if missing:
+        raise UsageError(
+            f"{where}: Kubernetes {target.version} has no {', '.join(missing)} extension point; "
+            "choose another point or version"
+        )
 
 
 def validate_api(api: str, where: str = "--api") -> ApiMode:
@@ -349,13 +289,14 @@ class ProjectSpec:
         validate_project_name(name)
         # an empty value is a mistake, never a request for the default
         plugin_name = validate_plugin_name(plugin if plugin is not None else plugin_name_from_project(name))
-        points = parse_extension_points(extension_points) if extension_points is not None else DEFAULT_EXTENSION_POINTS
+        chosen = parse_extension_points(extension_points) if extension_points is not None else DEFAULT_EXTENSION_POINTS
+        require_available(chosen, target)
         spec = cls(
             name=name,
             module=validate_module_path(module if module is not None else f"example.com/{name}"),
             target=target,
             scheduler_name=validate_scheduler_name(scheduler_name if scheduler_name is not None else name),
-            plugins=(PluginSpec.new(plugin_name, points),),
+            plugins=(PluginSpec.new(plugin_name, chosen),),
             api=validate_api(api if api is not None else LAYER),
             image=validate_image(image) if image is not None else None,
         )
