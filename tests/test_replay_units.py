@@ -287,11 +287,11 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
     import threading
 
     from fakeapi import JsonHandler, serving
-    from kplugin.entries.apiclient import Client, Endpoint
-    from kplugin.entries.kubeconfig import Kubeconfig
 
     from kplugin.e2e.scenario import load_scenario
     from kplugin.kube import cluster
+    from kplugin.kube.apiclient import Client, Endpoint
+    from kplugin.kube.kubeconfig import Kubeconfig
 
     seen: list[tuple[str, str, dict[str, object]]] = []
     lock = threading.Lock()
