@@ -18,16 +18,12 @@ from typing import Any
 import pytest
 from conftest import Kplugin
 
-from kplugin.bench import metrics, report, results, workload
+from kplugin.bench import decode, metrics, plan, report, results, workload
 from kplugin.bench.loadgen import CreationStats
-from kplugin.bench.run import (
-    BASELINE,
-    PROJECT,
-    Outcome,
-    QueueFacts,
-    RunResult,
-    Settings,
-)
+from kplugin.bench.ops import CreateNodes, CreatePods
+from kplugin.bench.outcome import BenchOutcome, QueueFacts, RunResult
+from kplugin.bench.plan import BASELINE, PROJECT, Settings
+from kplugin.bench.shaped import ArgsShape, plugin_workload, shape_of
 from kplugin.core.errors import UsageError
 from kplugin.kube.apiclient import query
 
@@ -81,10 +77,10 @@ def test_basic_is_scheduler_perfs_scheduling_basic() -> None:
     assert [op.opcode for op in basic.ops] == ["createNodes", "createPods", "createPods"]
     assert (basic.nodes, basic.pods, basic.measured_pods) == (5000, 2000, 1000)
     nodes = basic.ops[0]
-    assert isinstance(nodes, workload.CreateNodes)
+    assert isinstance(nodes, CreateNodes)
     assert nodes.template["status"]["capacity"] == {"pods": "110", "cpu": "4", "memory": "32Gi"}
     init, measured = basic.ops[1], basic.ops[2]
-    assert isinstance(init, workload.CreatePods) and isinstance(measured, workload.CreatePods)
+    assert isinstance(init, CreatePods) and isinstance(measured, CreatePods)
     # createPods' default namespace is namespace-<op index>, as scheduler_perf names it
     assert (init.namespace, measured.namespace, measured.collect_metrics) == ("namespace-1", "namespace-2", True)
     resources = measured.template["spec"]["containers"][0]["resources"]
@@ -98,7 +94,7 @@ def test_mixed_uses_every_supported_op() -> None:
     assert measured.template["spec"]["topologySpreadConstraints"][0]["topologyKey"] == "topology.kubernetes.io/zone"
     assert "podAffinity" in measured.template["spec"]["affinity"]
     nodes = mixed.ops[0]
-    assert isinstance(nodes, workload.CreateNodes) and nodes.strategy is not None
+    assert isinstance(nodes, CreateNodes) and nodes.strategy is not None
     assert nodes.strategy.label_values == ("zone-a", "zone-b", "zone-c")
 
 
@@ -106,7 +102,7 @@ def test_counts_scale_keeping_the_workloads_proportions() -> None:
     small = workload.built_in("basic").scaled(200, 300)
     assert small.title == "SchedulingBasic/200Nodes_300Pods"
     assert [getattr(op, "count", None) for op in small.ops] == [200, 300, 300]
-    shaped = workload.plugin_workload({"Gpu": {"nodeLabel": "", "resourceName": "cpu"}}, ("Gpu",)).scaled(101, None)
+    shaped = plugin_workload({"Gpu": {"nodeLabel": "", "resourceName": "cpu"}}, ("Gpu",)).scaled(101, None)
     assert [op.count for op in shaped.cluster_nodes] == [51, 25, 25]  # 2:1:1, adding up to 101
 
 
@@ -123,7 +119,7 @@ def test_keys_match_without_regard_to_case_as_in_scheduler_perf(files: Path) -> 
 
 def test_the_plugin_workload_is_shaped_by_the_args() -> None:
     args = {"Gpu": {"nodeLabel": "example.com/accelerator", "resourceName": "example.com/gpu"}}
-    shaped = workload.plugin_workload(args, ("Gpu",))
+    shaped = plugin_workload(args, ("Gpu",))
     large, small, plain = shaped.cluster_nodes
     assert large.template["metadata"]["labels"]["example.com/accelerator"] == "true"
     assert large.template["status"]["capacity"]["example.com/gpu"] == "16"
@@ -135,9 +131,9 @@ def test_the_plugin_workload_is_shaped_by_the_args() -> None:
     assert container["resources"]["limits"]["example.com/gpu"] == "1"
     assert "label example.com/accelerator, resource example.com/gpu" in shaped.notices[0]
     # a list of resources (WeightedFit's args): the nodes' cpu and memory differ by group
-    weighted = workload.shape_of({"WeightedFit": {"mode": "Least", "resources": [{"name": "cpu"}, {"name": "memory"}]}})
-    assert weighted == workload.Shape(labels=(), resources=("cpu", "memory"))
-    assert "name no label or resource" in workload.plugin_workload({}, ("Sort",)).notices[0]
+    weighted = shape_of({"WeightedFit": {"mode": "Least", "resources": [{"name": "cpu"}, {"name": "memory"}]}})
+    assert weighted == ArgsShape(labels=(), resources=("cpu", "memory"))
+    assert "name no label or resource" in plugin_workload({}, ("Sort",)).notices[0]
 
 
 @pytest.mark.parametrize(
@@ -207,13 +203,13 @@ def test_a_file_of_several_workloads_needs_case(files: Path) -> None:
 
 
 def test_durations_are_go_durations() -> None:
-    fail = workload._Fail("f")
-    assert workload.parse_duration("1m30s", "d", fail) == 90
-    assert workload.parse_duration("250ms", "d", fail) == 0.25
+    fail = decode.Fail("f")
+    assert decode.parse_duration("1m30s", "d", fail) == 90
+    assert decode.parse_duration("250ms", "d", fail) == 0.25
     with pytest.raises(UsageError, match="is not a duration"):
-        workload.parse_duration("soon", "d", fail)
+        decode.parse_duration("soon", "d", fail)
     with pytest.raises(UsageError, match="longer than 3600s"):
-        workload.parse_duration("2h", "d", fail)
+        decode.parse_duration("2h", "d", fail)
 
 
 # --- the figures -----------------------------------------------------------------------------
@@ -311,8 +307,8 @@ def _run(profile: str, repeat: int, rate: float, plugin: bool = False) -> RunRes
     )
 
 
-def outcome(baseline_rate: float = 200.0, project_rate: float = 150.0) -> Outcome:
-    return Outcome(
+def outcome(baseline_rate: float = 200.0, project_rate: float = 150.0) -> BenchOutcome:
+    return BenchOutcome(
         kubernetes="1.28.3",
         project="gpu",
         plugins=("Gpu",),
@@ -542,30 +538,27 @@ def test_threshold_json_and_report_from_a_run(
 
 
 def _inputs(project_dir: Path) -> Any:
-    from kplugin.bench import run as core
     from kplugin.model import project as projects
     from kplugin.model.schedconfig import SchedulerConfig
 
     project = projects.load(project_dir)
     config = SchedulerConfig(scheduler_names=("gpu",), plugins=project.plugins, leader_elect=False)
-    return core.Inputs(
+    return plan.BenchInputs(
         project=project,
         workload=workload.built_in("basic").scaled(200, 1000),
-        profiles=core.profiles(config, project),
+        profiles=plan.profiles(config, project),
         plugins=("Gpu",),
     )
 
 
 def test_the_baseline_profile_leaves_the_projects_plugins_out(project: Path) -> None:
-    from kplugin.bench import run as core
-
     inputs = _inputs(project)
     baseline, mine = inputs.profiles
     settings = Settings()
-    document = core.scheduler_document(baseline, Path("/k"), settings)
+    document = plan.scheduler_document(baseline, Path("/k"), settings)
     assert document["profiles"] == [{"schedulerName": "gpu-baseline", "plugins": {}}]
     assert document["clientConnection"] == {"kubeconfig": "/k", "qps": 5000.0, "burst": 5000}
     assert document["leaderElection"] == {"leaderElect": False}
     assert "percentageOfNodesToScore" not in document  # adaptive, as scheduler_perf runs it
-    ours = core.scheduler_document(mine, Path("/k"), settings)["profiles"][0]
+    ours = plan.scheduler_document(mine, Path("/k"), settings)["profiles"][0]
     assert ours["schedulerName"] == "gpu" and ours["plugins"]["filter"]["enabled"] == [{"name": "Gpu"}]

@@ -82,7 +82,7 @@ Make = Callable[[int], tuple[str, dict[str, Any]]]
 
 
 @dataclass
-class Creation:
+class PooledCreation:
     """Objects being created by a pool of workers; ``created`` grows as they land."""
 
     client: Client
@@ -102,7 +102,7 @@ class Creation:
     _stop: threading.Event = field(default_factory=threading.Event)
     refused: Callable[[int, ApiError], BaseException] | None = None  # a 4xx on an object: what to raise
 
-    def start(self) -> Creation:
+    def start(self) -> PooledCreation:
         self.started = time.monotonic()
         for _ in range(max(1, min(self.workers, self.count))):
             thread = threading.Thread(target=self._work, daemon=True, name="kplugin-bench-create")

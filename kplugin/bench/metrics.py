@@ -149,8 +149,6 @@ def value(samples: Iterable[Sample], name: str, where: Mapping[str, str]) -> flo
 
 # --- summaries ------------------------------------------------------------------------------
 
-PERCENTILES = (50, 90, 95, 99)
-
 
 @dataclass(frozen=True)
 class Summary:

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from html import escape
 
 from kplugin.bench import results
-from kplugin.bench.run import BASELINE, PROJECT, Outcome
+from kplugin.bench.outcome import BenchOutcome
+from kplugin.bench.plan import BASELINE, PROJECT
 
 WIDTH = 760
 COLORS = {BASELINE: "#4c78a8", PROJECT: "#e45756"}
@@ -52,7 +53,7 @@ def _axes(x0: float, y0: float, w: float, h: float, top: float, unit: str) -> tu
     return parts, top
 
 
-def throughput_chart(outcome: Outcome, y: float = 0) -> tuple[str, float]:
+def throughput_chart(outcome: BenchOutcome, y: float = 0) -> tuple[str, float]:
     """Each run's throughput samples over the seconds since its first bound pod."""
     height, x0, top_pad, w, h = 300.0, 70.0, 44.0, WIDTH - 70.0 - 150.0, 220.0
     y0 = y + top_pad
@@ -151,7 +152,7 @@ def _bars(
     return "\n".join(parts), h + 92
 
 
-def plugin_chart(outcome: Outcome, y: float) -> tuple[str, float]:
+def plugin_chart(outcome: BenchOutcome, y: float) -> tuple[str, float]:
     """The project's plugins at each extension point: p50, p90 and p99 of the sampled
     calls, in microseconds."""
     proj = results.figures(outcome, PROJECT)
@@ -179,7 +180,7 @@ def plugin_chart(outcome: Outcome, y: float) -> tuple[str, float]:
     )
 
 
-def extension_point_chart(outcome: Outcome, y: float) -> tuple[str, float]:
+def extension_point_chart(outcome: BenchOutcome, y: float) -> tuple[str, float]:
     """Every plugin at an extension point together, per scheduling cycle (p99), in each
     profile: where the project's plugins add to the cycle."""
     base, proj = results.figures(outcome, BASELINE), results.figures(outcome, PROJECT)
@@ -207,7 +208,7 @@ def extension_point_chart(outcome: Outcome, y: float) -> tuple[str, float]:
     )
 
 
-def svg(outcome: Outcome) -> str:
+def svg(outcome: BenchOutcome) -> str:
     parts, y = [], 0.0
     for chart in (throughput_chart, plugin_chart, extension_point_chart):
         body, height = chart(outcome, y)
@@ -226,7 +227,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def html(outcome: Outcome) -> str:
+def html(outcome: BenchOutcome) -> str:
     settings = outcome.settings
     w = outcome.workload
     context = [
@@ -268,6 +269,6 @@ def html(outcome: Outcome) -> str:
     )
 
 
-def render(outcome: Outcome, suffix: str) -> str:
+def render(outcome: BenchOutcome, suffix: str) -> str:
     """The report for a file ending in ``suffix`` (.html, .htm or .svg)."""
     return svg(outcome) if suffix == ".svg" else html(outcome)

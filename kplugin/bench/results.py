@@ -12,9 +12,14 @@ from typing import Any
 
 from kplugin.bench import metrics
 from kplugin.bench.metrics import Summary
-from kplugin.bench.run import BASELINE, EXTENSION_POINTS, PROJECT, Outcome, RunResult
+from kplugin.bench.ops import describe
+from kplugin.bench.outcome import BenchOutcome, RunResult
+from kplugin.bench.plan import BASELINE, PROJECT
+from kplugin.model import points
 
 NOT_APPLICABLE = "not applicable"  # scheduler_perf fills missing labels with it
+# extension points in the order a scheduling cycle visits them (as the metrics name them)
+EXTENSION_POINTS = points.metric_labels()
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ def _pooled(runs: list[RunResult], pick: Any) -> metrics.Histogram:
     return total
 
 
-def figures(outcome: Outcome, kind: str) -> Figures:
+def figures(outcome: BenchOutcome, kind: str) -> Figures:
     runs = [r for r in outcome.runs if r.profile == kind]
     points = sorted({p for r in runs for p in r.extension_points}, key=_point_order)
     plugins = sorted({key for r in runs for key in r.plugins}, key=lambda k: (k[0], _point_order(k[1])))
@@ -99,12 +104,12 @@ def ratio(a: float, b: float) -> float:
     return a / b if b and not math.isnan(a) and not math.isnan(b) else math.nan
 
 
-def throughput_ratio(outcome: Outcome) -> float:
+def throughput_ratio(outcome: BenchOutcome) -> float:
     """project / baseline of the SchedulingThroughput Average: what --threshold checks."""
     return ratio(figures(outcome, PROJECT).throughput.average, figures(outcome, BASELINE).throughput.average)
 
 
-def measured_name(outcome: Outcome) -> str:
+def measured_name(outcome: BenchOutcome) -> str:
     """DataItem's Name label: TestCase/workload/namespace, as scheduler_perf writes it."""
     measured = outcome.workload.measured
     return f"{outcome.workload.title}/{measured[0].namespace}" if measured else outcome.workload.title
@@ -128,7 +133,7 @@ def _usable(data: dict[str, float]) -> bool:
     return bool(data) and not any(math.isnan(v) or math.isinf(v) for v in data.values())
 
 
-def data_items(outcome: Outcome) -> list[dict[str, Any]]:
+def data_items(outcome: BenchOutcome) -> list[dict[str, Any]]:
     name = measured_name(outcome)
     base, proj = figures(outcome, BASELINE), figures(outcome, PROJECT)
     items: list[dict[str, Any]] = []
@@ -219,10 +224,8 @@ def _run_facts(run: RunResult) -> dict[str, Any]:
     }
 
 
-def as_json(outcome: Outcome, threshold: float | None = None) -> dict[str, Any]:
+def as_json(outcome: BenchOutcome, threshold: float | None = None) -> dict[str, Any]:
     """DataItems, and under "kplugin" what they were measured with."""
-    from kplugin.bench import workload
-
     settings = outcome.settings
     return {
         "version": "v1",
@@ -231,7 +234,7 @@ def as_json(outcome: Outcome, threshold: float | None = None) -> dict[str, Any]:
             "kubernetes": outcome.kubernetes,
             "project": outcome.project,
             "plugins": list(outcome.plugins),
-            "workload": dict(workload.describe(outcome.workload)),
+            "workload": dict(describe(outcome.workload)),
             "cluster": outcome.mode,
             "schedulerNames": dict(sorted(outcome.scheduler_names.items())),
             "settings": {
@@ -270,7 +273,7 @@ def _ratio_text(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.2f}"
 
 
-def rows(outcome: Outcome) -> list[tuple[str, str, str, str]]:
+def rows(outcome: BenchOutcome) -> list[tuple[str, str, str, str]]:
     """(figure, baseline, project, project/baseline), in the order a person reads them."""
     base, proj = figures(outcome, BASELINE), figures(outcome, PROJECT)
     table: list[tuple[str, str, str, str]] = []
@@ -298,7 +301,7 @@ def rows(outcome: Outcome) -> list[tuple[str, str, str, str]]:
     return table
 
 
-def plugin_rows(outcome: Outcome) -> list[tuple[str, str, str, str, str, str]]:
+def plugin_rows(outcome: BenchOutcome) -> list[tuple[str, str, str, str, str, str]]:
     """(plugin, extension point, sampled calls, p50, p90, p99) in microseconds."""
     proj = figures(outcome, PROJECT)
     return [
@@ -307,7 +310,7 @@ def plugin_rows(outcome: Outcome) -> list[tuple[str, str, str, str, str, str]]:
     ]
 
 
-def harness_lines(outcome: Outcome) -> list[str]:
+def harness_lines(outcome: BenchOutcome) -> list[str]:
     """What the harness did, and whether it held up: for the summary under the table."""
     settings = outcome.settings
     lines = [

@@ -1,0 +1,104 @@
+"""The objects a workload creates, as templates: scheduler_perf's default node, and the
+node, pod and namespace template files a workload names (plain YAML, each read once
+and checked: one v1 object of the kind the op creates; a pod that can be scheduled).
+Built-in workloads' templates are package data.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from kplugin.core import safefs, yamlio
+from kplugin.core.errors import UsageError
+
+DEFAULT_NODE: dict[str, Any] = {
+    # scheduler_perf's node when a createNodes op names no template (every minor)
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"generateName": "node-0-"},
+    "status": {
+        "capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+        "phase": "Running",
+        "conditions": [{"type": "Ready", "status": "True"}],
+    },
+}
+
+
+def data_dir() -> Path:
+    """The built-in workloads and their templates (package data)."""
+    return Path(str(resources.files("kplugin").joinpath("data/bench")))
+
+
+@dataclass
+class TemplateFiles:
+    """The template files of one workload, each read once: relative to the workload
+    file's directory or, as scheduler_perf reads them, to the current directory; for a
+    built-in workload (``base`` None), package data."""
+
+    base: Path | None
+    fail: Callable[[str, str], UsageError]  # (where, problem): the error naming the file and the key
+    cache: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def read(self, path_value: Any, where: str, kind: str | tuple[str, ...]) -> dict[str, Any]:
+        """A node, pod or namespace template file: plain YAML of one object of ``kind``."""
+        kinds = (kind,) if isinstance(kind, str) else kind
+        if not isinstance(path_value, str) or not path_value.strip():
+            raise self.fail(where, f"must be a template file's path, not {yamlio.describe(path_value)}")
+        if path_value in self.cache:
+            document = self.cache[path_value]
+        else:
+            if self.base is None:  # a built-in workload: its templates are package data
+                path = data_dir() / path_value
+                text = path.read_text()
+                shown = f"built-in template {path_value}"
+            else:
+                if "\x00" in path_value or Path(path_value).is_absolute():
+                    raise self.fail(where, f"{path_value!r}: give a path relative to the workload file")
+                candidates = [self.base / path_value, Path.cwd() / path_value]
+                path = next((p for p in candidates if safefs.lstat_mode(p) is not None), candidates[0])
+                if safefs.lstat_mode(path) is None:
+                    raise self.fail(
+                        where, f"template {path_value!r} not found (looked in {self.base} and {Path.cwd()})"
+                    )
+                shown = str(path)
+                text = safefs.read_text(path, "template", safefs.SMALL_FILE)
+            if "{{" in text:
+                raise self.fail(
+                    where, f"template {shown} uses Go template syntax ({{{{ }}}}), which kplugin bench does not expand"
+                )
+            document = yamlio.parse(text, f"template {shown}", path=path)
+            self.cache[path_value] = document
+        if not isinstance(document, dict):
+            raise self.fail(
+                where, f"template {path_value} must be one Kubernetes object, not {yamlio.describe(document)}"
+            )
+        found = document.get("kind")
+        if found not in kinds:
+            raise self.fail(
+                where, f"template {path_value} is a {found or 'document without kind'}; expected {' or '.join(kinds)}"
+            )
+        if document.get("apiVersion", "v1") != "v1":
+            raise self.fail(where, f"template {path_value}: apiVersion {document.get('apiVersion')!r}; expected v1")
+        metadata = document.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise self.fail(where, f"template {path_value}: metadata must be a mapping")
+        if found == "Pod":
+            _check_pod(document, path_value, where, self.fail)
+        return copy.deepcopy(document)
+
+
+def _check_pod(pod: dict[str, Any], name: str, where: str, fail: Callable[[str, str], UsageError]) -> None:
+    spec = pod.get("spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("containers"), list) or not spec["containers"]:
+        raise fail(where, f"pod template {name} needs spec.containers")
+    if spec.get("nodeName"):
+        raise fail(where, f"pod template {name} sets spec.nodeName: such a pod is bound already, never scheduled")
+    for key in ("labels", "annotations"):
+        value = (pod.get("metadata") or {}).get(key)
+        if value is not None and (not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values())):
+            raise fail(where, f"pod template {name}: metadata.{key} must map names to strings")
