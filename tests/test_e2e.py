@@ -180,7 +180,7 @@ EVENTS_REFUSED = (
 def test_only_an_informer_refused_stops_the_wait(tmp_path: Path) -> None:
     """A refused list or watch means informers that never sync: e2e stops waiting. A
     refused event does not stop the run (it is still reported at its end)."""
-    from kplugin.e2e.replay import Refusals
+    from kplugin.e2e.watch import Refusals
 
     log = tmp_path / "kube-scheduler.log"
     log.write_text(EVENTS_REFUSED)

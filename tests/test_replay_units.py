@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from kplugin.core.errors import UsageError
-from kplugin.e2e import compare, entries, logs, replay, usage
+from kplugin.e2e import compare, create, entries, logs, replay, usage
 from kplugin.e2e.logs import Preemption, Requeue
-from kplugin.e2e.replay import Creation, Placement, PodState, PodWatch, Session
-from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step
+from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step, StepAction
+from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session, Silent
+from kplugin.e2e.watch import PodState, PodWatch, is_decided, meets
 from kplugin.kube import labelselector
 
 # real lines of kube-scheduler 1.28.3 (schedule_one.go, scheduling_queue.go, preemption.go)
@@ -147,9 +148,9 @@ def test_following_pods_through_watch_events() -> None:
         watch._update(kind, obj)
     states = watch.snapshot()
     assert (states["a"].node, states["b"].reason, states["c"].nominated) == ("n1", "0/3 nodes fit", "n2")
-    assert [replay._decided(states[k]) for k in "abcd"] == [True, True, False, True], "a preemptor waits"
-    assert replay._met(states["d"], (PREEMPTED,)) and replay._met(states["b"], (PENDING,))
-    assert not replay._met(states["a"], ("n2",)) and replay._met(states["a"], ("n1", "n2"))
+    assert [is_decided(states[k]) for k in "abcd"] == [True, True, False, True], "a preemptor waits"
+    assert meets(states["d"], (PREEMPTED,)) and meets(states["b"], (PENDING,))
+    assert not meets(states["a"], ("n2",)) and meets(states["a"], ("n1", "n2"))
     watch._update(*event("ADDED", "d", uid="2"))  # deleted, then made again by a step
     assert watch.snapshot()["d"] == PodState(uid="2")
 
@@ -164,12 +165,12 @@ def test_log_detail_keeps_the_log_small() -> None:
     assert replay.detail_level(big) == (logs.ATTEMPT_VMODULE, "attempts")
 
 
-def placement(pod: str, node: str | None, **more: object) -> Placement:
-    return Placement(pod, node, more.pop("reason", "") if node is None else "", **more)  # type: ignore[arg-type]
+def placement(pod: str, node: str | None, **more: object) -> PodPlacement:
+    return PodPlacement(pod, node, more.pop("reason", "") if node is None else "", **more)  # type: ignore[arg-type]
 
 
-def session(profile: str, placements: list[Placement]) -> Session:
-    return Session(profile, profile, placements, Creation(10, 1.0), 3, 0.5, "admin")
+def session(profile: str, placements: list[PodPlacement]) -> Session:
+    return Session(profile, profile, placements, CreationTotals(10, 1.0), 3, 0.5, "admin")
 
 
 def test_the_comparison_of_two_replays() -> None:
@@ -184,7 +185,7 @@ def test_the_comparison_of_two_replays() -> None:
     scenario = Scenario(
         nodes=nodes,
         pods=pods,
-        steps=(Step("deletePods", pod_keys=(("default", "gone"),)),),
+        steps=(Step(StepAction.DELETE_PODS, pod_keys=(("default", "gone"),)),),
     )
     meta = project.parse(nodes[0].name and __import__("pathlib").Path("/x"), {
         "name": "p", "module": "example.com/p", "kubernetes": "1.28.3", "schedulerName": "p", "image": "p:1",
@@ -241,7 +242,7 @@ def test_the_comparison_of_two_replays() -> None:
     assert document["summary"]["preempted"] == {"plugin": 1, "default": 0}
     assert document["nodeUse"][0] == {"node": "a", "resource": "cpu", "allocatable": "4", "plugin": "3", "default": "2"}
     assert document["moved"][0]["default"]["tied"] is True
-    assert Placement("x", None, "", deleted=True).where == DELETED
+    assert PodPlacement("x", None, "", deleted=True).where == DELETED
 
 
 def test_objects_keep_only_what_replays_read() -> None:
@@ -325,11 +326,11 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
         config = Kubeconfig(tmp_path, "ctx", {}, {}, {})
         target = cluster.Existing(config, client, tmp_path / "work", lambda _: None)
         target.run = "r1"
-        profile = replay.Profile("plugin", target.scheduler_name("gpu"), {})
+        profile = ReplayProfile("plugin", target.scheduler_name("gpu"), {})
         try:
-            created = replay._create_state(loaded, profile, target, replay.Silent())
-            pending = replay.queue_order(loaded, [p for p in loaded.pods if not p.node_name])
-            replay._create_pending(loaded, profile, target, replay.Silent(), pending)
+            created = create.create_state(loaded, profile, target, Silent())
+            pending = create.queue_order(loaded, [p for p in loaded.pods if not p.node_name])
+            create.create_pending(loaded, profile, target, Silent(), pending)
         finally:
             client.close()
     assert created.objects == len(seen) - 1 == 8, "the pending pod comes later, to a running scheduler"
@@ -391,5 +392,5 @@ def test_pending_pods_arrive_in_queue_order() -> None:
         ),
         priority_classes=(PriorityClass("high", 1000), PriorityClass("low", -5), PriorityClass("std", 10, True)),
     )
-    order = [p.key for p in replay.queue_order(scenario, scenario.pods)]
+    order = [p.key for p in create.queue_order(scenario, scenario.pods)]
     assert order == ["kube-system/dns", "vip", "a", "b", "z/a", "low"], "the global default's 10 for the others"

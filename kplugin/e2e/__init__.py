@@ -1,11 +1,12 @@
 """``kplugin e2e``: the project's scheduler against a real local control plane (or a
-cluster of the user's) and a scenario (scenario: the format; kube: Kubernetes objects as
-scenario entries), replayed once per profile (replay, through bulk creation) and
-compared (compare); what the scheduler's log says (logs); snapshots of real clusters
-(snapshot); the run (run)."""
+cluster of the user's) and a scenario (scenario: the format and its reading; state: the
+nodes, pods and objects it starts from; reader: their checks; steps: the changes after the
+first placements; entries: Kubernetes objects as scenario entries), replayed once per
+profile (replay: the step runner; create: the state, through bulk creation; watch: the
+pods followed; session: what a replay takes and gives) and compared (compare); what the
+scheduler's log says (logs); snapshots of real clusters (snapshot); the run (run)."""
 
 from kplugin.e2e.logs import NodeScore, denied_requests, read_log, scores_from_log
-from kplugin.e2e.replay import Placement
 from kplugin.e2e.run import (
     RBAC_FILE,
     Inputs,
@@ -29,6 +30,7 @@ from kplugin.e2e.scenario import (
     Scenario,
     load_scenario,
 )
+from kplugin.e2e.session import PodPlacement
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -42,8 +44,8 @@ __all__ = [
     "NodeScore",
     "Options",
     "Outcome",
-    "Placement",
     "Pod",
+    "PodPlacement",
     "Scenario",
     "as_json",
     "check",

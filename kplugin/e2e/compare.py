@@ -11,16 +11,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kplugin.e2e import usage
-from kplugin.e2e.replay import Placement, Session
 from kplugin.e2e.run import Inputs, creation_json, placement_json
 from kplugin.e2e.scenario import Pod, Scenario
+from kplugin.e2e.session import PodPlacement, Session
 
 
 @dataclass(frozen=True)
 class Change:
     pod: str
-    plugin: Placement
-    default: Placement
+    plugin: PodPlacement
+    default: PodPlacement
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
     }
 
 
-def scores_line(placement: Placement) -> str:
+def scores_line(placement: PodPlacement) -> str:
     """Each node's total and every plugin's share: "a 190 (Fit 90, Gpu 100), b ..."."""
     shown = []
     for score in placement.scores:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from kplugin.e2e.scenario import NAMESPACE
+from kplugin.e2e.state import NAMESPACE
 
 # the -v and --vmodule that make the scheduler log all of the above
 SCORE_VMODULE = "schedule_one=10"

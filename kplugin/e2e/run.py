@@ -19,7 +19,7 @@ from kplugin.config import render
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.core.progress import Progress
-from kplugin.e2e.replay import Creation, Feedback, Placement, Profile, Session, Silent, replay
+from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, Silent, replay
 from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario
 from kplugin.kube.cluster import Cluster, Local
 from kplugin.model.project import Project
@@ -32,18 +32,18 @@ DEFAULT_PROFILE = "default-scheduler"
 class Outcome:
     kubernetes: str
     scheduler_name: str
-    placements: list[Placement]
+    placements: list[PodPlacement]
     seconds: float
     work: Path | None = None  # kept with --keep: logs, configs
     identity: str = "admin"
     denied: list[str] = field(default_factory=list)  # "verb resource.group" RBAC refused the scheduler
-    created: Creation = field(default_factory=Creation)
+    created: CreationTotals = field(default_factory=CreationTotals)
     scheduled: int = 0
     scheduling_seconds: float = 0.0
     detail: str = ""
 
     @property
-    def failed(self) -> list[Placement]:
+    def failed(self) -> list[PodPlacement]:
         return [p for p in self.placements if not p.as_expected]
 
     @property
@@ -128,13 +128,13 @@ def check_config(inputs: Inputs, scheduler: Path) -> None:
         raise OperationError(f"kube-scheduler {inputs.project.version} rejects the e2e configuration: {message}")
 
 
-def plugin_profile(inputs: Inputs, target: Cluster) -> Profile:
+def plugin_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
     name = target.scheduler_name(inputs.project.scheduler_name)
     document = replace(inputs.config, scheduler_names=(name,)).document()
-    return Profile("plugin", name, document)
+    return ReplayProfile("plugin", name, document)
 
 
-def default_profile(inputs: Inputs, target: Cluster) -> Profile:
+def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
     """The scheduler's default profile, in the same binary with the same settings."""
     name = target.scheduler_name(DEFAULT_PROFILE)
     config = SchedulerConfig(
@@ -144,7 +144,7 @@ def default_profile(inputs: Inputs, target: Cluster) -> Profile:
         leader_elect=False,
         percentage_of_nodes_to_score=inputs.config.percentage_of_nodes_to_score,
     )
-    return Profile("default", name, config.document())
+    return ReplayProfile("default", name, config.document())
 
 
 ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work dir, profile label)
@@ -227,7 +227,7 @@ def outcome_of(inputs: Inputs, session: Session, kept: Path | None, seconds: flo
     )
 
 
-def placement_json(p: Placement) -> dict[str, Any]:
+def placement_json(p: PodPlacement) -> dict[str, Any]:
     return {
         "pod": p.pod,
         "node": p.node,
@@ -245,7 +245,7 @@ def placement_json(p: Placement) -> dict[str, Any]:
     }
 
 
-def creation_json(created: Creation) -> dict[str, Any]:
+def creation_json(created: CreationTotals) -> dict[str, Any]:
     return {
         "objects": created.objects,
         "seconds": round(created.seconds, 3),
@@ -292,7 +292,7 @@ def check_rbac(denied: list[str], identity: str) -> None:
         )
 
 
-def check_expectations(placements: list[Placement]) -> None:
+def check_expectations(placements: list[PodPlacement]) -> None:
     failed = [p for p in placements if not p.as_expected]
     if failed:
         first = failed[0]

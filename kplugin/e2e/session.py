@@ -1,0 +1,116 @@
+"""What a replay takes and gives: the scheduler profile it runs, where it reports
+progress, and what it found (each pod's placement, what creating the state took)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from kplugin.e2e.logs import NodeScore, Requeue
+from kplugin.e2e.state import DELETED, PENDING, PREEMPTED
+from kplugin.kube import bulk
+
+
+class Feedback(Protocol):
+    """Where a replay reports its steps and counts (the CLI's progress, or Silent)."""
+
+    def step(self, text: str) -> None: ...
+
+    def count(self, what: str, done: int, total: int) -> None: ...
+
+
+class Silent:
+    def step(self, text: str) -> None:
+        pass
+
+    def count(self, what: str, done: int, total: int) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class ReplayProfile:
+    """The scheduler profile one replay runs (not kplugin.bench.run.Profile)."""
+
+    label: str  # "plugin" (the project's) or "default"
+    scheduler_name: str
+    document: dict[str, Any]  # its KubeSchedulerConfiguration, without clientConnection
+
+
+@dataclass(frozen=True)
+class PodPlacement:
+    """Where one pod of the scenario ended in a replay, and why (not
+    kplugin.model.manifests.Placement, which places the scheduler's Deployment)."""
+
+    pod: str
+    node: str | None  # None: not bound (pending, preempted or deleted)
+    reason: str  # why it is not bound (the scheduler's own message), or ""
+    expected: tuple[str, ...] | None = None
+    scores: tuple[NodeScore, ...] = ()  # empty where one node was feasible (no scoring), or not logged
+    attempts: int = 0
+    requeues: tuple[Requeue, ...] = ()
+    bound_before: bool = False  # created bound: the scheduler never placed it
+    preempted_by: str | None = None
+    preempted_on: str | None = None  # the node it was on
+    deleted: bool = False  # by a step
+
+    @property
+    def where(self) -> str:
+        if self.preempted_by is not None:
+            return PREEMPTED
+        if self.deleted:
+            return DELETED
+        return self.node or PENDING
+
+    @property
+    def as_expected(self) -> bool:
+        return self.expected is None or self.where in self.expected
+
+    @property
+    def tied(self) -> bool:
+        """The best score was shared: the scheduler picked one of the best at random."""
+        return len(self.scores) > 1 and self.scores[0].total == self.scores[1].total
+
+
+@dataclass(frozen=True)
+class CreationTotals:
+    """What creating a replay's objects took, summed over the bulk phases."""
+
+    objects: int = 0
+    seconds: float = 0.0
+    retries: int = 0
+    throttled: int = 0
+    workers: int = 0
+
+    @property
+    def per_second(self) -> float:
+        return self.objects / self.seconds if self.seconds > 0 else 0.0
+
+    def plus(self, result: bulk.Result) -> CreationTotals:
+        return CreationTotals(
+            self.objects + result.done,
+            self.seconds + result.seconds,
+            self.retries + result.retries,
+            self.throttled + result.throttled,
+            max(self.workers, result.workers),
+        )
+
+
+@dataclass
+class Session:
+    """What one replay with one profile found."""
+
+    profile: str
+    scheduler_name: str
+    placements: list[PodPlacement]
+    created: CreationTotals
+    scheduled: int  # pods this profile bound
+    scheduling_seconds: float  # from the scheduler's start to its last bind
+    identity: str
+    denied: list[str] = field(default_factory=list)
+    detail: str = ""  # what the log was asked for
+    log: Path | None = None
+
+    @property
+    def pods_per_second(self) -> float:
+        return self.scheduled / self.scheduling_seconds if self.scheduling_seconds > 0 else 0.0
