@@ -330,7 +330,7 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
         try:
             created = create.create_state(loaded, profile, target, Silent())
             pending = create.queue_order(loaded, [p for p in loaded.pods if not p.node_name])
-            create.create_pending(loaded, profile, target, Silent(), pending)
+            create.create_pending(profile, target, Silent(), pending)
         finally:
             client.close()
     assert created.objects == len(seen) - 1 == 8, "the pending pod comes later, to a running scheduler"

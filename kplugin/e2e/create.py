@@ -147,9 +147,7 @@ def queue_order(scenario: Scenario, pods: Iterable[Pod]) -> list[Pod]:
     return sorted(pods, key=key)
 
 
-def create_pending(
-    scenario: Scenario, profile: ReplayProfile, target: Cluster, feedback: Feedback, pods: list[Pod]
-) -> bulk.Result:
+def create_pending(profile: ReplayProfile, target: Cluster, feedback: Feedback, pods: list[Pod]) -> bulk.Result:
     """Pending pods one at a time in queue order, to a scheduler that is running: each
     arrives as an event of its own, in that order, whether the scheduler keeps up or a
     backlog builds (a scheduler's first list of pods comes in no fixed order), so a

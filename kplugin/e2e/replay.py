@@ -143,7 +143,7 @@ def replay(
         if pending:
             probe(target, profile, watch, pending[0].namespace, refusals)
         started = time.monotonic()
-        created = created.plus(create_pending(scenario, profile, target, feedback, pending))
+        created = created.plus(create_pending(profile, target, feedback, pending))
         watch.last_change = time.monotonic()
         # expectations are about the end: the last wait weighs them
         expect = scenario.expect if profile.label == "plugin" else {}

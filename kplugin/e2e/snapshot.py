@@ -319,7 +319,7 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
             return [info.path()]
         return [info.path(ns) for ns in sorted(wanted)]
 
-    def add(obj: dict[str, Any], what: str) -> None:
+    def add(obj: dict[str, Any]) -> None:
         section, entry = entries.entry_of(obj)
         if entry is None:
             return
@@ -353,7 +353,7 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
                     obj.setdefault("apiVersion", info.api_version)
                     if info.kind == "Namespace" and wanted and (obj.get("metadata") or {}).get("name") not in wanted:
                         continue
-                    add(obj, what)
+                    add(obj)
                     count += 1
                     if count % 500 == 0:
                         progress(what, count, count)
