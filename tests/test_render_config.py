@@ -302,3 +302,36 @@ def test_where_the_cache_lives(monkeypatch: pytest.MonkeyPatch, variables: dict[
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
     assert cache.root() == Path(expected)
+
+
+def test_one_cached_file_is_made_once_by_runs_at_the_same_time(tmp_path: Path) -> None:
+    """cache.exclusive: a second maker waits for the first, then finds the file made (two
+    kplugin e2e runs, or two test workers, building the same kube-apiserver)."""
+    import threading
+
+    from kplugin.core import cache
+
+    target = tmp_path / "kube-apiserver-v1.28.3"
+    made: list[str] = []
+    first_in, first_may_leave = threading.Event(), threading.Event()
+
+    def make(who: str) -> None:
+        with cache.exclusive(target):
+            if who == "first":
+                first_in.set()
+                first_may_leave.wait(10)
+            if not target.exists():
+                target.write_text(who)
+                made.append(who)
+
+    first = threading.Thread(target=make, args=("first",))
+    first.start()
+    assert first_in.wait(10)
+    second = threading.Thread(target=make, args=("second",))
+    second.start()
+    second.join(0.5)
+    assert second.is_alive(), "the second maker waits while the first holds the lock"
+    first_may_leave.set()
+    first.join(10)
+    second.join(10)
+    assert made == ["first"] and target.read_text() == "first"

@@ -8,7 +8,10 @@ or ``KPLUGIN_NO_CACHE=1`` turns it off, and failing to use it is never an error.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -29,3 +32,17 @@ def directory(namespace: str) -> Path | None:
     except OSError:
         return None
     return base if os.access(base, os.W_OK) else None
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold ``path``'s lock (``<path>.lock``, created beside it) while the block runs: two
+    kplugin runs that would make the same cached file at once make it once, the second
+    waiting for the first. The lock goes with the process, however it ends."""
+    lock = path.with_name(f".{path.name}.lock")
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)

@@ -70,6 +70,14 @@ def apiserver_binary(project: Project, progress: Progress) -> Path:
     binary = home / f"kube-apiserver-{version}"
     if binary.is_file():
         return binary
+    with cache.exclusive(binary):  # another run building the same version: wait for it
+        if not binary.is_file():
+            _build_apiserver(project, binary, progress)
+    return binary
+
+
+def _build_apiserver(project: Project, binary: Path, progress: Progress) -> None:
+    version = project.version.tag
     progress(f"building kube-apiserver {version} (once per version; several minutes on a cold Go cache)")
     with tempfile.TemporaryDirectory(prefix="kplugin-apiserver-") as tmp:
         # -modfile: resolve with a copy of the project's go.mod and go.sum, leaving both as they are
@@ -88,7 +96,6 @@ def apiserver_binary(project: Project, progress: Progress) -> Path:
         staged = binary.with_name(f".{binary.name}.{os.getpid()}")
         shutil.move(built, staged)
         os.replace(staged, binary)
-    return binary
 
 
 class Process:
