@@ -8,8 +8,12 @@ help: ## Show this help
 setup: ## Install and start what the suite needs where missing, saying what (scripts/setup-test-env)
 	PYTHON=$(PYTHON) scripts/setup-test-env
 
+# Two workers (pytest-xdist): an integration module stays on one worker (its projects and
+# schedulers are made once); the longest groups start first and the short tests fill in.
+WORKERS ?= 2
+
 test: setup ## The whole suite (Go, Docker, control plane and tools included), after setup
-	$(PYTHON) -m pytest $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -n $(WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS)
 
 quick: ## Everything but the Go/Docker integration tests
 	$(PYTHON) -m pytest -m "not integration"

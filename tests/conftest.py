@@ -33,13 +33,18 @@ Kplugin = Callable[..., Run]  # the kplugin fixture: runs the CLI in-process
 
 @pytest.fixture(scope="session", autouse=True)
 def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """kplugin's cache (kube-apiserver binaries, the plugins' Args programs) in a directory of this run, not ~/.cache.
+    """kplugin's cache (kube-apiserver binaries, the plugins' Args programs) in a directory of this run, not ~/.cache,
+    shared by the run's workers (pytest-xdist), so that each kube-apiserver is built once per run.
 
     Only kplugin's: setting XDG_CACHE_HOME instead would also move Go's build cache
     (GOCACHE defaults under it), so every run would rebuild Kubernetes into a fresh,
     multi-gigabyte cache instead of sharing the machine's.
     """
-    home = tmp_path_factory.mktemp("kplugin-cache")
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # one cache for the run's workers (cache.exclusive: built once)
+        base = base.parent
+    home = base / "kplugin-cache"
+    home.mkdir(exist_ok=True)
     previous = os.environ.get("KPLUGIN_CACHE_DIR")
     os.environ["KPLUGIN_CACHE_DIR"] = str(home)
     yield home
@@ -76,3 +81,14 @@ def go_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("GOFLAGS", "-mod=mod")
     return env
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With pytest-xdist (make test: -n 2 --dist loadgroup), an integration module's tests
+    stay on one worker, in order, so that its module-scoped projects and schedulers are made
+    once; the other tests spread over the workers one by one."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.get_closest_marker("integration") is not None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
