@@ -199,6 +199,8 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     directory removed."""
     from kplugin import e2e
     from kplugin.core.errors import OperationError
+    from kplugin.e2e.replay import Silent
+    from kplugin.e2e.run import local_clusters, sessions
     from kplugin.kube import controlplane
     from kplugin.model.project import load
 
@@ -212,7 +214,8 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     with pytest.raises(OperationError) as failure:
         inputs = e2e.prepare(project, None, None, admin=False)
-        e2e.run(inputs, dying, apiserver, e2e.Options(timeout=60), lambda _: None)
+        targets = local_clusters(apiserver, inputs.rbac, lambda _: None)
+        list(sessions(inputs, dying, targets, e2e.Options(timeout=60), Silent()))  # what kplugin e2e runs
     assert str(failure.value) == "kube-scheduler exited (code 3); the end of its log:"
     assert failure.value.details == ["unknown flag: --config"]
     assert list(scratch.iterdir()) == []

@@ -4,7 +4,8 @@ architecture, and the pinned version. Each backend is a Builder."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from enum import StrEnum
+from typing import NamedTuple, Protocol
 
 from kplugin.build.docker import (
     BuildKitBackend,
@@ -29,6 +30,8 @@ __all__ = [
     "BuildRequest",
     "BuildResult",
     "Builder",
+    "BuilderName",
+    "Choice",
     "Platform",
     "build",
     "choose_builder",
@@ -49,35 +52,50 @@ class Builder(Protocol):
     ) -> None: ...
 
 
-def choose_builder(requested: str) -> tuple[str, str]:
-    if requested not in {"auto", "docker", "local"}:
+class BuilderName(StrEnum):
+    """--builder: auto picks docker or local."""
+
+    AUTO = "auto"
+    DOCKER = "docker"
+    LOCAL = "local"
+
+
+class Choice(NamedTuple):
+    """The builder a build uses and why (shown as 'building with local (--builder local)')."""
+
+    builder: BuilderName
+    reason: str
+
+
+def choose_builder(requested: str) -> Choice:
+    if requested not in set(BuilderName):
         raise UsageError(f"--builder {requested!r} is not one of auto, docker, local")
-    if requested == "local":
-        return "local", "--builder local"
+    if requested == BuilderName.LOCAL:
+        return Choice(BuilderName.LOCAL, "--builder local")
     problem = docker_problem()
-    if requested == "docker":
+    if requested == BuilderName.DOCKER:
         if problem:
             raise OperationError(f"Docker daemon not reachable ({problem}); use --builder local to build with Go")
-        return "docker", "--builder docker"
+        return Choice(BuilderName.DOCKER, "--builder docker")
     if problem:
-        return "local", f"no Docker daemon answered ({problem})"
-    return "docker", "a Docker daemon answered"
+        return Choice(BuilderName.LOCAL, f"no Docker daemon answered ({problem})")
+    return Choice(BuilderName.DOCKER, "a Docker daemon answered")
 
 
-def builder_for(name: str) -> Builder:
+def builder_for(name: BuilderName) -> Builder:
     """The Builder called ``name`` (local or docker; docker through BuildKit when a docker
     CLI with it is on PATH, else the SDK's legacy builder)."""
-    if name == "local":
+    if name == BuilderName.LOCAL:
         return LocalBuilder()
     cli = buildkit_cli()
     return DockerBuilder(BuildKitBackend(cli) if cli is not None else LegacyBackend())
 
 
-def build(request: BuildRequest, progress: Progress, chosen: tuple[str, str] | None = None) -> BuildResult:
-    """Build as requested; ``chosen`` is a (builder, reason) from choose_builder."""
+def build(request: BuildRequest, progress: Progress, chosen: Choice | None = None) -> BuildResult:
+    """Build as requested; ``chosen`` is the builder (and why) from choose_builder."""
     project = request.project
     name, reason = chosen or choose_builder(request.builder)
     platforms = request.platforms or (Platform("linux", host_arch()),)
-    result = BuildResult(builder=name, reason=reason, kubernetes=project.version.tag)
+    result = BuildResult(builder=name.value, reason=reason, kubernetes=project.version.tag)
     builder_for(name).build(request, platforms, result, progress)
     return result

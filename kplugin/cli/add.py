@@ -6,7 +6,8 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.changes import DryRun, KeepEdited, Template, load_project, report
+from kplugin.cli.changes import report
+from kplugin.cli.options import DryRun, KeepEdited, Template, load_project
 from kplugin.model import points
 
 add_app = typer.Typer(

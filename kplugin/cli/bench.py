@@ -12,10 +12,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.changes import RetargetTemplate, load_for_version
+from kplugin.cli.options import Keep, ProjectPath, RetargetTemplate, load_for_version
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the command's modules load only when it runs
+    from contextlib import AbstractContextManager
+
+    from kplugin.bench.outcome import BenchOutcome
+    from kplugin.bench.run import BenchInputs, Settings
+    from kplugin.build import Choice
+    from kplugin.core.progress import Progress
     from kplugin.kube.kubeconfig import Kubeconfig
+    from kplugin.model.project import Project
+    from kplugin.model.versions import Target
 
 EPILOG = """Examples:
 
@@ -104,92 +112,87 @@ def _check_report(report: Path | None) -> Path | None:
     return safefs.output_target(report, "--report", force=True)
 
 
+Workload = Annotated[
+    str,
+    typer.Option(
+        "--workload",
+        "-w",
+        help="basic (scheduler_perf's SchedulingBasic), plugin (nodes and pods shaped by the project's args), "
+        "mixed (affinity and topology spread), or a scheduler_perf performance-config YAML file.",
+    ),
+]
+Case = Annotated[str | None, typer.Option("--case", help="TestCase/workload to run, when the file has several.")]
+Nodes = Annotated[int | None, typer.Option("--nodes", help="Nodes (the workload's own count by default).")]
+Pods = Annotated[
+    int | None,
+    typer.Option("--pods", help="Pods measured; the workload's other pod counts keep their proportion to them."),
+]
+K8s = Annotated[
+    str | None,
+    typer.Option("--k8s", help="Kubernetes version (default: the project's); another one uses a retargeted copy."),
+]
+Repeat = Annotated[int, typer.Option("--repeat", help="Pairs of runs (baseline and project, interleaved).")]
+Json = Annotated[bool, typer.Option("--json", help="Print scheduler_perf's DataItems JSON.")]
+Threshold = Annotated[
+    float | None,
+    typer.Option("--threshold", help="Exit 1 when project/baseline throughput is below this ratio (e.g. 0.9)."),
+]
+Report = Annotated[Path | None, typer.Option("--report", help="Write a report with pictures: FILE.html or FILE.svg.")]
+KubeconfigFile = Annotated[
+    Path | None,
+    typer.Option("--kubeconfig", help="Run against this existing cluster instead of a local control plane."),
+]
+Context = Annotated[
+    str | None, typer.Option("--context", help="With --kubeconfig: this context (default: its current-context).")
+]
+AllowExistingPods = Annotated[
+    bool,
+    typer.Option(
+        "--allow-existing-pods",
+        help="With --kubeconfig: run even if pods there use the project's schedulerName (they may be bound "
+        "by the benchmark's scheduler).",
+    ),
+]
+SchedulerQps = Annotated[float, typer.Option("--scheduler-qps", help="The scheduler's client QPS.")]
+SchedulerBurst = Annotated[int, typer.Option("--scheduler-burst", help="The scheduler's client burst.")]
+ClientQps = Annotated[float, typer.Option("--client-qps", help="The load generator's QPS.")]
+ClientBurst = Annotated[int, typer.Option("--client-burst", help="The load generator's burst.")]
+Workers = Annotated[int, typer.Option("--workers", help="The load generator's parallel requests.")]
+Timeout = Annotated[float, typer.Option("--timeout", help="Seconds without a pod bound before a run is given up.")]
+
+
 @app.command(epilog=EPILOG)
 def bench(
-    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
-    workload: Annotated[
-        str,
-        typer.Option(
-            "--workload",
-            "-w",
-            help="basic (scheduler_perf's SchedulingBasic), plugin (nodes and pods shaped by the project's args), "
-            "mixed (affinity and topology spread), or a scheduler_perf performance-config YAML file.",
-        ),
-    ] = "basic",
-    case: Annotated[
-        str | None, typer.Option("--case", help="TestCase/workload to run, when the file has several.")
-    ] = None,
-    nodes: Annotated[int | None, typer.Option("--nodes", help="Nodes (the workload's own count by default).")] = None,
-    pods: Annotated[
-        int | None,
-        typer.Option("--pods", help="Pods measured; the workload's other pod counts keep their proportion to them."),
-    ] = None,
-    k8s: Annotated[
-        str | None,
-        typer.Option("--k8s", help="Kubernetes version (default: the project's); another one uses a retargeted copy."),
-    ] = None,
-    repeat: Annotated[int, typer.Option("--repeat", help="Pairs of runs (baseline and project, interleaved).")] = 1,
-    as_json: Annotated[bool, typer.Option("--json", help="Print scheduler_perf's DataItems JSON.")] = False,
-    threshold: Annotated[
-        float | None,
-        typer.Option("--threshold", help="Exit 1 when project/baseline throughput is below this ratio (e.g. 0.9)."),
-    ] = None,
-    report: Annotated[
-        Path | None, typer.Option("--report", help="Write a report with pictures: FILE.html or FILE.svg.")
-    ] = None,
-    kubeconfig: Annotated[
-        Path | None,
-        typer.Option("--kubeconfig", help="Run against this existing cluster instead of a local control plane."),
-    ] = None,
-    context: Annotated[
-        str | None, typer.Option("--context", help="With --kubeconfig: this context (default: its current-context).")
-    ] = None,
-    allow_existing_pods: Annotated[
-        bool,
-        typer.Option(
-            "--allow-existing-pods",
-            help="With --kubeconfig: run even if pods there use the project's schedulerName (they may be bound "
-            "by the benchmark's scheduler).",
-        ),
-    ] = False,
-    scheduler_qps: Annotated[float, typer.Option("--scheduler-qps", help="The scheduler's client QPS.")] = 5000.0,
-    scheduler_burst: Annotated[int, typer.Option("--scheduler-burst", help="The scheduler's client burst.")] = 5000,
-    client_qps: Annotated[float, typer.Option("--client-qps", help="The load generator's QPS.")] = 5000.0,
-    client_burst: Annotated[int, typer.Option("--client-burst", help="The load generator's burst.")] = 5000,
-    workers: Annotated[int, typer.Option("--workers", help="The load generator's parallel requests.")] = 30,
-    timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds without a pod bound before a run is given up.")
-    ] = 120.0,
-    keep: Annotated[bool, typer.Option("--keep", help="Keep the working directory (logs, configs).")] = False,
+    path: ProjectPath = Path("."),
+    workload: Workload = "basic",
+    case: Case = None,
+    nodes: Nodes = None,
+    pods: Pods = None,
+    k8s: K8s = None,
+    repeat: Repeat = 1,
+    as_json: Json = False,
+    threshold: Threshold = None,
+    report: Report = None,
+    kubeconfig: KubeconfigFile = None,
+    context: Context = None,
+    allow_existing_pods: AllowExistingPods = False,
+    scheduler_qps: SchedulerQps = 5000.0,
+    scheduler_burst: SchedulerBurst = 5000,
+    client_qps: ClientQps = 5000.0,
+    client_burst: ClientBurst = 5000,
+    workers: Workers = 30,
+    timeout: Timeout = 120.0,
+    keep: Keep = False,
     template: RetargetTemplate = None,
 ) -> None:
     """Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline."""
-    from kplugin import build
-    from kplugin.bench import results
-    from kplugin.bench import run as core
-    from kplugin.cli.console import note, out, print_table, say, status
-    from kplugin.core.errors import OperationError, UsageError
+    from kplugin.bench import run
+    from kplugin.build import BuilderName, BuildRequest, Choice
+    from kplugin.build.ready import ready
+    from kplugin.cli.console import say
     from kplugin.kube import controlplane
 
-    if not 1 <= repeat <= 20:
-        raise UsageError(f"--repeat {repeat}: must be from 1 to 20")
-    if threshold is not None and not 0 < threshold <= 100:
-        raise UsageError(f"--threshold {threshold:g}: give a ratio above 0, e.g. 0.9")
-    for option, value in (("--scheduler-qps", scheduler_qps), ("--client-qps", client_qps)):
-        if not 1 <= value <= 1_000_000:
-            raise UsageError(f"{option} {value:g}: must be from 1 to 1000000")
-    for option, number in (("--scheduler-burst", scheduler_burst), ("--client-burst", client_burst)):
-        if not 1 <= number <= 1_000_000:
-            raise UsageError(f"{option} {number}: must be from 1 to 1000000")
-    if not 1 <= workers <= 500:
-        raise UsageError(f"--workers {workers}: must be from 1 to 500")
-    if not 5 <= timeout <= 3600:
-        raise UsageError(f"--timeout {timeout:g}: must be from 5 to 3600 seconds")
-    if context is not None and kubeconfig is None:
-        raise UsageError("--context picks a context of --kubeconfig; give --kubeconfig too")
-    report_target = _check_report(report)
-    project, target = load_for_version(path, template, k8s)
-    settings = core.Settings(
+    settings = run.Settings(
         repeat=repeat,
         scheduler_qps=scheduler_qps,
         scheduler_burst=scheduler_burst,
@@ -199,43 +202,114 @@ def bench(
         stall_timeout=timeout,
         keep=keep,
     )
+    _check_options(settings, threshold, kubeconfig, context)
+    report_target = _check_report(report)
+    pinned, target = load_for_version(path, template, k8s)
     if kubeconfig is None:
         controlplane.etcd_binary()  # before anything is built
-    from contextlib import ExitStack
+    steps = _Steps(settings, workload, case, nodes, pods, kubeconfig, context, allow_existing_pods)
+    request = BuildRequest(project=pinned, builder=BuilderName.LOCAL)
+    choice = Choice(BuilderName.LOCAL, "bench")
+    # the binary stays in the retargeted copy (removed with it), never in the project's bin/
+    with ready(pinned, target, request, choice, steps, control_plane=kubeconfig is None, keep_binary=False) as done:
+        say(_headline(done.inputs, repeat))
+        outcome = run.run(done.inputs, done.scheduler, done.apiserver, settings, _Progress())
+    _print(outcome, as_json, threshold, report, report_target)
 
-    with ExitStack() as stack:
-        if target.version != project.version:
-            from kplugin.generate import upgrade
 
-            pinned = project
-            with status(f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version}…"):
-                project = stack.enter_context(upgrade.retargeted(pinned, target))
-        inputs = core.prepare(
+def _check_options(settings: Settings, threshold: float | None, kubeconfig: Path | None, context: str | None) -> None:
+    from kplugin.core.errors import UsageError
+
+    if not 1 <= settings.repeat <= 20:
+        raise UsageError(f"--repeat {settings.repeat}: must be from 1 to 20")
+    if threshold is not None and not 0 < threshold <= 100:
+        raise UsageError(f"--threshold {threshold:g}: give a ratio above 0, e.g. 0.9")
+    for option, value in (("--scheduler-qps", settings.scheduler_qps), ("--client-qps", settings.client_qps)):
+        if not 1 <= value <= 1_000_000:
+            raise UsageError(f"{option} {value:g}: must be from 1 to 1000000")
+    for option, number in (("--scheduler-burst", settings.scheduler_burst), ("--client-burst", settings.client_burst)):
+        if not 1 <= number <= 1_000_000:
+            raise UsageError(f"{option} {number}: must be from 1 to 1000000")
+    if not 1 <= settings.workers <= 500:
+        raise UsageError(f"--workers {settings.workers}: must be from 1 to 500")
+    if not 5 <= settings.stall_timeout <= 3600:
+        raise UsageError(f"--timeout {settings.stall_timeout:g}: must be from 5 to 3600 seconds")
+    if context is not None and kubeconfig is None:
+        raise UsageError("--context picks a context of --kubeconfig; give --kubeconfig too")
+
+
+class _Steps:
+    """ready's steps for bench (kplugin.build.ready.Steps): spinners, the workload of the
+    project built, the configuration checked by its scheduler."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        workload: str,
+        case: str | None,
+        nodes: int | None,
+        pods: int | None,
+        kubeconfig: Path | None,
+        context: str | None,
+        allow_existing_pods: bool,
+    ) -> None:
+        self.settings = settings
+        self.workload = workload
+        self.case, self.nodes, self.pods = case, nodes, pods
+        self.kubeconfig, self.context, self.allow_existing_pods = kubeconfig, context, allow_existing_pods
+
+    def retargeting(self, pinned: Project, target: Target) -> AbstractContextManager[object]:
+        from kplugin.cli.console import status
+
+        return status(f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version}…")
+
+    def prepare(self, project: Project) -> BenchInputs:
+        from kplugin.bench import run
+        from kplugin.cli.console import note, say
+
+        inputs = run.prepare(
             project,
-            workload,
-            case=case,
-            nodes=nodes,
-            pods=pods,
-            kubeconfig=kubeconfig,
-            context=context,
-            allow_existing_pods=allow_existing_pods,
+            self.workload,
+            case=self.case,
+            nodes=self.nodes,
+            pods=self.pods,
+            kubeconfig=self.kubeconfig,
+            context=self.context,
+            allow_existing_pods=self.allow_existing_pods,
             progress=say,
         )
         for notice in inputs.notices:
             note(notice)
-        with status(f"bench: building {project.name}'s scheduler for Kubernetes {project.version}…") as progress:
-            built = build.build(build.BuildRequest(project=project, builder="local"), progress, ("local", "bench"))
-            scheduler = Path(built.binaries[0].path)
-            core.check_config(inputs, scheduler, settings)
-            apiserver = controlplane.apiserver_binary(project, progress) if kubeconfig is None else None
-        w = inputs.workload
-        say(
-            f"bench: {w.title} ({w.nodes} nodes, {w.measured_pods} of {w.pods} pods measured) on "
-            f"{'the local control plane' if inputs.kubeconfig is None else _where(inputs.kubeconfig)}, "
-            f"{repeat} pair(s) of runs: baseline {inputs.profiles[0].scheduler_name} and "
-            f"project {inputs.profiles[1].scheduler_name} ({', '.join(inputs.plugins)})"
-        )
-        outcome = core.run(inputs, scheduler, apiserver, settings, _Progress())
+        return inputs
+
+    def building(self, project: Project, choice: Choice) -> AbstractContextManager[Progress]:
+        from kplugin.cli.console import status
+
+        return status(f"bench: building {project.name}'s scheduler for Kubernetes {project.version}…")
+
+    def check(self, inputs: BenchInputs, scheduler: Path) -> None:
+        from kplugin.bench import run
+
+        run.check_config(inputs, scheduler, self.settings)
+
+
+def _headline(inputs: BenchInputs, repeat: int) -> str:
+    w = inputs.workload
+    return (
+        f"bench: {w.title} ({w.nodes} nodes, {w.measured_pods} of {w.pods} pods measured) on "
+        f"{'the local control plane' if inputs.kubeconfig is None else _where(inputs.kubeconfig)}, "
+        f"{repeat} pair(s) of runs: baseline {inputs.profiles[0].scheduler_name} and "
+        f"project {inputs.profiles[1].scheduler_name} ({', '.join(inputs.plugins)})"
+    )
+
+
+def _print(
+    outcome: BenchOutcome, as_json: bool, threshold: float | None, report: Path | None, report_target: Path | None
+) -> None:
+    from kplugin.bench import results
+    from kplugin.cli.console import note, out, say
+    from kplugin.core.errors import OperationError
+
     ratio = results.throughput_ratio(outcome)
     if report_target is not None:
         from kplugin.bench import report as reports
@@ -245,22 +319,7 @@ def bench(
     if as_json:
         out(json.dumps(results.as_json(outcome, threshold), indent=2, sort_keys=True, allow_nan=False) + "\n")
     else:
-        from rich.table import Table
-
-        table = Table(title=f"{outcome.workload.title} on Kubernetes {outcome.kubernetes}")
-        for column, justify in (("", "left"), ("baseline", "right"), ("project", "right"), ("ratio", "right")):
-            table.add_column(column, justify=justify)  # type: ignore[arg-type]
-        for row in results.rows(outcome):
-            table.add_row(*row)
-        print_table(table)
-        plugin_rows = results.plugin_rows(outcome)
-        if plugin_rows:
-            plugins = Table(title="the project's plugins, sampled cycles (µs)")
-            for column in ("plugin", "extension point", "calls", "p50", "p90", "p99"):
-                plugins.add_column(column, justify="left" if column in ("plugin", "extension point") else "right")
-            for plugin_row in plugin_rows:
-                plugins.add_row(*plugin_row)
-            print_table(plugins)
+        _tables(outcome)
     for line in results.harness_lines(outcome):
         say(f"  {line}")
     for notice in outcome.notices:
@@ -278,6 +337,28 @@ def bench(
             f"{(1 - ratio) * 100:.0f}% of the baseline's throughput"
         )
     sys.stdout.flush()
+
+
+def _tables(outcome: BenchOutcome) -> None:
+    from rich.table import Table
+
+    from kplugin.bench import results
+    from kplugin.cli.console import print_table
+
+    table = Table(title=f"{outcome.workload.title} on Kubernetes {outcome.kubernetes}")
+    for column, justify in (("", "left"), ("baseline", "right"), ("project", "right"), ("ratio", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for row in results.rows(outcome):
+        table.add_row(*row)
+    print_table(table)
+    plugin_rows = results.plugin_rows(outcome)
+    if plugin_rows:
+        plugins = Table(title="the project's plugins, sampled cycles (µs)")
+        for column in ("plugin", "extension point", "calls", "p50", "p90", "p99"):
+            plugins.add_column(column, justify="left" if column in ("plugin", "extension point") else "right")
+        for plugin_row in plugin_rows:
+            plugins.add_row(*plugin_row)
+        print_table(plugins)
 
 
 def _where(config: Kubeconfig) -> str:

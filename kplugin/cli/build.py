@@ -3,13 +3,21 @@
 import json
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.changes import RetargetTemplate, load_for_version
+from kplugin.cli.options import ProjectPath, RetargetTemplate, load_for_version
+
+if TYPE_CHECKING:  # the command's modules load only when it runs
+    from kplugin.build import BuildResult, Choice
+    from kplugin.core.progress import Progress
+    from kplugin.model.project import Project
+    from kplugin.model.versions import Target
 
 EPILOG = """Examples:
 
@@ -23,105 +31,136 @@ EPILOG = """Examples:
 """
 
 
+K8s = Annotated[
+    str | None,
+    typer.Option(
+        "--k8s",
+        help="Kubernetes version to build for. Default: the project's. Another version builds from a "
+        "retargeted copy; the project is not changed.",
+    ),
+]
+Builder = Annotated[str, typer.Option(help="auto (Docker if a daemon answers, else local), docker, local.")]
+Image = Annotated[str | None, typer.Option("--image", "--tag", "-t", help="Image tag. Default: kplugin.yaml's.")]
+GoImage = Annotated[str | None, typer.Option("--go-image", help="Go builder image.")]
+BaseImage = Annotated[str, typer.Option("--base-image", help="Final stage base image.")]
+Platforms = Annotated[
+    str | None, typer.Option("--platform", help="linux/ARCH[,linux/ARCH...]. Default: this machine's.")
+]
+Output = Annotated[Path | None, typer.Option("--output", help="Keep the binary in this directory.")]
+Push = Annotated[bool, typer.Option("--push", help="Push the image to the registry in its tag.")]
+Network = Annotated[str | None, typer.Option("--network", help="Network for docker build RUN steps.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show the full build log.")]
+LogFile = Annotated[Path | None, typer.Option("--log-file", help="Write the full build log here.")]
+Json = Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")]
+
+
 @app.command(epilog=EPILOG)
 def build(
-    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
-    k8s: Annotated[
-        str | None,
-        typer.Option(
-            "--k8s",
-            help="Kubernetes version to build for. Default: the project's. Another version builds from a "
-            "retargeted copy; the project is not changed.",
-        ),
-    ] = None,
-    builder: Annotated[
-        str, typer.Option(help="auto (Docker if a daemon answers, else local), docker, local.")
-    ] = "auto",
-    image: Annotated[
-        str | None, typer.Option("--image", "--tag", "-t", help="Image tag. Default: kplugin.yaml's.")
-    ] = None,
-    go_image: Annotated[str | None, typer.Option("--go-image", help="Go builder image.")] = None,
-    base_image: Annotated[str, typer.Option("--base-image", help="Final stage base image.")] = (
-        "gcr.io/distroless/static:nonroot"
-    ),
-    platform: Annotated[
-        str | None, typer.Option("--platform", help="linux/ARCH[,linux/ARCH...]. Default: this machine's.")
-    ] = None,
-    output: Annotated[Path | None, typer.Option("--output", help="Keep the binary in this directory.")] = None,
-    push: Annotated[bool, typer.Option("--push", help="Push the image to the registry in its tag.")] = False,
-    network: Annotated[str | None, typer.Option("--network", help="Network for docker build RUN steps.")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the full build log.")] = False,
-    log_file: Annotated[Path | None, typer.Option("--log-file", help="Write the full build log here.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    path: ProjectPath = Path("."),
+    k8s: K8s = None,
+    builder: Builder = "auto",
+    image: Image = None,
+    go_image: GoImage = None,
+    base_image: BaseImage = "gcr.io/distroless/static:nonroot",
+    platform: Platforms = None,
+    output: Output = None,
+    push: Push = False,
+    network: Network = None,
+    verbose: Verbose = False,
+    log_file: LogFile = None,
+    as_json: Json = False,
     template: RetargetTemplate = None,
 ) -> None:
     """Build the project's kube-scheduler (static) and its image, then verify the binary."""
-    from contextlib import ExitStack
-
-    from kplugin import build as core
-    from kplugin.cli.console import out, say, status
-    from kplugin.core.errors import UsageError
-    from kplugin.generate import upgrade
+    from kplugin import build as builds
+    from kplugin.build.ready import ready
+    from kplugin.core import safefs
     from kplugin.model.spec import validate_image
 
     if image is not None:
         validate_image(image)
+    _check_options(go_image, base_image, network, output)
+    log_target = safefs.output_target(log_file, "--log-file", force=True) if log_file is not None else None
+    pinned, target = load_for_version(path, template, k8s)
+    platforms = builds.parse_platforms(platform)
+    choice = builds.choose_builder(builder)
+    steps = _Steps(verbose)
+    request = builds.BuildRequest(
+        project=pinned,
+        builder=builder,
+        platforms=platforms,
+        image=image,
+        go_image=go_image,
+        base_image=base_image,
+        output=output,
+        push=push,
+        network=network,
+        log=steps.log,
+    )
+    try:
+        with ready(pinned, target, request, choice, steps) as done:
+            result = done.built
+    finally:
+        if log_target is not None:
+            safefs.write_atomic(log_target, ("\n".join(steps.log_lines) + "\n").encode())
+    _print(result, as_json, time.monotonic() - steps.started)
+
+
+def _check_options(go_image: str | None, base_image: str, network: str | None, output: Path | None) -> None:
+    from kplugin.core.errors import UsageError
+
     for option, value in (("--go-image", go_image), ("--base-image", base_image), ("--network", network)):
         if value is not None and not value.strip():  # an unset shell variable, never the default
             raise UsageError(f"{option} {value!r} is empty; give a value, or leave the option out for its default")
     if output is not None and output.exists() and not output.is_dir():
         raise UsageError(f"--output {output} is not a directory; give the directory to keep the binary in")
-    log_target = None
-    if log_file is not None:
-        from kplugin.core import safefs
 
-        log_target = safefs.output_target(log_file, "--log-file", force=True)
-    project, target = load_for_version(path, template, k8s)
-    platforms = core.parse_platforms(platform)
-    chosen = core.choose_builder(builder)
-    log_lines: list[str] = []
 
-    def log(line: str) -> None:
-        log_lines.append(line)
-        if verbose:
+class _Steps:
+    """ready's steps for a build (kplugin.build.ready.Steps): the build's log (kept for
+    --log-file, shown with --verbose) and its spinners; no inputs, no check."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.log_lines: list[str] = []
+        self.started = time.monotonic()
+
+    def log(self, line: str) -> None:
+        self.log_lines.append(line)
+        if self.verbose:
             sys.stderr.write(line + "\n")
 
-    started = time.monotonic()
-    try:
-        with ExitStack() as stack:
-            if target.version != project.version:
-                pinned = project
-                with status(
-                    f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version} "
-                    "(go mod tidy downloads modules)…"
-                ):
-                    project = stack.enter_context(upgrade.retargeted(pinned, target))
-                if output is None and chosen[0] == "local":
-                    output = pinned.root / "bin" / target.version.tag
-                say(f"building for Kubernetes {target.version}; {pinned.root.name} stays pinned to {pinned.version}")
-            request = core.BuildRequest(
-                project=project,
-                builder=builder,
-                platforms=platforms,
-                image=image,
-                go_image=go_image,
-                base_image=base_image,
-                output=output,
-                push=push,
-                network=network,
-                log=log,
-            )
-            with status(f"building with {chosen[0]} ({chosen[1]})") as update:
-                result = core.build(
-                    request, lambda step: update(f"{step} ({time.monotonic() - started:.0f}s)"), chosen=chosen
-                )
-    finally:
-        if log_target is not None:
-            safefs.write_atomic(log_target, ("\n".join(log_lines) + "\n").encode())
+    @contextmanager
+    def retargeting(self, pinned: "Project", target: "Target") -> Iterator[None]:
+        from kplugin.cli.console import say, status
+
+        with status(
+            f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version} (go mod tidy downloads modules)…"
+        ):
+            yield
+        say(f"building for Kubernetes {target.version}; {pinned.root.name} stays pinned to {pinned.version}")
+
+    def prepare(self, project: "Project") -> None:
+        pass
+
+    def check(self, inputs: None, scheduler: Path) -> None:
+        pass
+
+    @contextmanager
+    def building(self, project: "Project", choice: "Choice") -> Iterator["Progress"]:
+        from kplugin.cli.console import status
+
+        with status(f"building with {choice.builder} ({choice.reason})") as update:
+            yield lambda step: update(f"{step} ({time.monotonic() - self.started:.0f}s)")
+
+
+def _print(result: "BuildResult", as_json: bool, seconds: float) -> None:
+    from kplugin.cli.console import out, say
+
     if as_json:
         out(json.dumps(result.as_dict(), indent=2, sort_keys=True) + "\n")
         return
-    say(f"Built with {result.builder} ({result.reason}) in {time.monotonic() - started:.0f}s")
+    say(f"Built with {result.builder} ({result.reason}) in {seconds:.0f}s")
     if result.image:
         say(f"  image     {result.image} ({result.image_id}) user {result.image_user}")
     for binary in result.binaries:

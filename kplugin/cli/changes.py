@@ -1,61 +1,10 @@
-"""What kplugin add plugin, add extension-point and upgrade share: the --keep-edited and
---template options, loading the project with its template, and the report of the files
-they changed."""
+"""What kplugin add plugin, add extension-point and upgrade share: the report of the
+files they changed (their options: kplugin.cli.options)."""
 
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Annotated
-
-import typer
+from pathlib import PurePosixPath
 
 from kplugin.cli.console import note, say
-
-if TYPE_CHECKING:
-    from kplugin.model.project import Project
-    from kplugin.model.versions import Target
-
-KeepEdited = Annotated[
-    bool,
-    typer.Option("--keep-edited", help="Leave hand-edited generated files as they are; write FILE.kplugin-new."),
-]
-DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")]
-Template = Annotated[
-    Path | None,
-    typer.Option(
-        "--template",
-        help="The fork of kplugin's project template to render (a directory or .zip): needed for a project made "
-        "from one (its kplugin.yaml says template: fork); for another, it moves the project to the fork.",
-    ),
-]
-# build, e2e and bench render the template only for --k8s (a retargeted copy)
-RetargetTemplate = Annotated[
-    Path | None,
-    typer.Option(
-        "--template",
-        help="With --k8s, for a project made from a fork of kplugin's project template (template: fork): the "
-        "fork (a directory or .zip), which the retargeted copy is rendered from.",
-    ),
-]
-
-
-def load_project(path: Path, template: Path | None) -> "Project":
-    """The project at ``path``, to be rendered through the fork ``template`` (checked
-    first) where one is given. A project made from a fork is refused without it where
-    its template is rendered (Project.spec)."""
-    from kplugin.generate.templating import fork
-    from kplugin.model import project as projects
-
-    project = projects.load(path)
-    return project if template is None else project._replace(template=fork(template))
-
-
-def load_for_version(path: Path, template: Path | None, k8s: str | None) -> "tuple[Project, Target]":
-    """The project and the version build, e2e and bench work on: the project's, or --k8s
-    (a retargeted copy, rendered from the template)."""
-    from kplugin.model.versions import resolve
-
-    project = load_project(path, template)
-    return project, resolve(k8s) if k8s is not None else project.target
 
 
 def report(

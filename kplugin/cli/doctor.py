@@ -8,11 +8,12 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.options import ProjectPath
 
 
 @app.command()
 def doctor(
-    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
+    path: ProjectPath = Path("."),
     config: Annotated[Path | None, typer.Option("--config", help="Scheduler config. Default: deploy/'s.")] = None,
     binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler. Default: bin/'s, if built.")] = None,
     k8s: Annotated[str | None, typer.Option("--k8s", help="Target version. Default: the project's.")] = None,
@@ -22,13 +23,13 @@ def doctor(
     ] = False,
 ) -> None:
     """Find what silently breaks scheduler plugins in production. Exit 1 on any error."""
-    from kplugin import doctor as core
+    from kplugin import doctor
     from kplugin.cli.console import out, print_table, say
     from kplugin.model import project as projects
     from kplugin.model.versions import resolve
 
     if list_rules:
-        rules = core.list_rules()
+        rules = doctor.list_rules()
         if as_json:
             out(json.dumps([{"id": r.id, "check": r.check, "severity": r.severity, "why": r.why, "fix": r.fix}
                             for r in rules], indent=2) + "\n")  # fmt: skip
@@ -45,23 +46,23 @@ def doctor(
 
         check_binary(binary)
     target = resolve(k8s, need_templates=False) if k8s is not None else project.target
-    findings = core.run(project, target, config, binary)
-    errors = sum(f.severity == core.ERROR for f in findings)
+    findings = doctor.run(project, target, config, binary)
+    errors = sum(f.severity == doctor.ERROR for f in findings)
     if as_json:
-        out(json.dumps(core.as_json(findings), indent=2) + "\n")
+        out(json.dumps(doctor.as_json(findings), indent=2) + "\n")
     elif sys.stdout is not None and sys.stdout.isatty() and findings:
         from rich.table import Table
 
         table = Table("severity", "rule", "where", "what / why / fix", show_lines=True)
         for f in findings:
-            colour = {core.ERROR: "red", core.WARNING: "yellow"}.get(f.severity, "blue")
+            colour = {doctor.ERROR: "red", doctor.WARNING: "yellow"}.get(f.severity, "blue")
             table.add_row(f"[{colour}]{f.severity}[/]", f.rule, f.where, f"{f.what}\nwhy: {f.why}\nfix: {f.fix}")
         print_table(table)
     else:
         out(
             "".join(f"{f.where}: {f.severity}: [{f.rule}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n" for f in findings)
         )
-    warnings = sum(f.severity == core.WARNING for f in findings)
+    warnings = sum(f.severity == doctor.WARNING for f in findings)
     notes = len(findings) - errors - warnings
     say(
         f"doctor: {errors} error(s), {warnings} warning(s)"

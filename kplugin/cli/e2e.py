@@ -2,18 +2,29 @@
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.changes import RetargetTemplate, load_for_version
+from kplugin.cli.options import Keep, ProjectPath, RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
-    from kplugin.e2e.run import ClusterFactory, Outcome
+    from kplugin.build import Choice
+    from kplugin.build.ready import Ready
+    from kplugin.cli.progress import Reporter
+    from kplugin.core.progress import Progress
+    from kplugin.e2e.replay import Session
+    from kplugin.e2e.run import ClusterFactory, Inputs, Outcome
+    from kplugin.e2e.scenario import Scenario
     from kplugin.kube.kubeconfig import Kubeconfig
+    from kplugin.kube.labelselector import Matcher
+    from kplugin.model.project import Project
+    from kplugin.model.versions import Target
 
 EPILOG = """Examples:
 
@@ -27,104 +38,169 @@ EPILOG = """Examples:
 """
 
 
+class Compare(StrEnum):
+    """--compare: the profile the project's is compared with."""
+
+    DEFAULT = "default"
+
+    @classmethod
+    def parse(cls, value: str) -> "Compare":
+        from kplugin.core.errors import UsageError
+
+        if value != cls.DEFAULT:
+            raise UsageError(f"--compare {value[:60]!r}: the one profile to compare with is 'default'")
+        return cls.DEFAULT
+
+
+ScenarioFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--scenario",
+        "-s",
+        help="Scenario YAML or JSON (nodes, pods, steps, expect), a kplugin snapshot, or a kubectl List. "
+        "Default: 3 nodes, 3 pods.",
+    ),
+]
+ArgsFile = Annotated[
+    Path | None, typer.Option("--args", help="Plugin args (YAML or JSON), as for render-config --args.")
+]
+CompareWith = Annotated[
+    Compare | None,
+    typer.Option(
+        "--compare",
+        parser=Compare.parse,
+        metavar="TEXT",
+        help="Replay twice, with the project's profile and 'default', and show the diff.",
+    ),
+]
+Reschedule = Annotated[
+    str | None, typer.Option("--reschedule", help="Label selector: bound pods it matches are scheduled again.")
+]
+K8s = Annotated[
+    str | None, typer.Option("--k8s", help="Replay on another Kubernetes version (a retargeted copy is built).")
+]
+Weights = Annotated[
+    list[str] | None, typer.Option("--weight", help="PLUGIN=N score weight (repeatable), as render-config.")
+]
+DisableDefault = Annotated[
+    list[str] | None,
+    typer.Option("--disable-default", help="Disable a default plugin in the project's profile (repeatable)."),
+]
+KubeconfigFile = Annotated[
+    Path | None,
+    typer.Option("--kubeconfig", help="Replay on this existing cluster (everything created is removed after)."),
+]
+Context = Annotated[str | None, typer.Option("--context", help="The --kubeconfig context to use.")]
+Timeout = Annotated[
+    float,
+    typer.Option("--timeout", help="Stop waiting for pods to be bound or unschedulable after this many idle seconds."),
+]
+Admin = Annotated[
+    bool,
+    typer.Option("--admin", help="Run the scheduler with an admin token instead of deploy/rbac.yaml's account."),
+]
+Verbosity = Annotated[int, typer.Option("--scheduler-v", help="kube-scheduler log level (-v).")]
+Json = Annotated[bool, typer.Option("--json", help="Print the placements (or the diff) as JSON.")]
+
+
 @app.command(epilog=EPILOG)
 def e2e(
-    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
-    scenario: Annotated[
-        Path | None,
-        typer.Option(
-            "--scenario",
-            "-s",
-            help="Scenario YAML or JSON (nodes, pods, steps, expect), a kplugin snapshot, or a kubectl List. "
-            "Default: 3 nodes, 3 pods.",
-        ),
-    ] = None,
-    args_file: Annotated[
-        Path | None, typer.Option("--args", help="Plugin args (YAML or JSON), as for render-config --args.")
-    ] = None,
-    compare: Annotated[
-        str | None,
-        typer.Option("--compare", help="Replay twice, with the project's profile and 'default', and show the diff."),
-    ] = None,
-    reschedule: Annotated[
-        str | None,
-        typer.Option("--reschedule", help="Label selector: bound pods it matches are scheduled again."),
-    ] = None,
-    k8s: Annotated[
-        str | None,
-        typer.Option("--k8s", help="Replay on another Kubernetes version (a retargeted copy is built)."),
-    ] = None,
-    weight: Annotated[
-        list[str] | None, typer.Option("--weight", help="PLUGIN=N score weight (repeatable), as render-config.")
-    ] = None,
-    disable_default: Annotated[
-        list[str] | None,
-        typer.Option("--disable-default", help="Disable a default plugin in the project's profile (repeatable)."),
-    ] = None,
-    kubeconfig: Annotated[
-        Path | None,
-        typer.Option("--kubeconfig", help="Replay on this existing cluster (everything created is removed after)."),
-    ] = None,
-    context: Annotated[str | None, typer.Option("--context", help="The --kubeconfig context to use.")] = None,
-    timeout: Annotated[
-        float,
-        typer.Option(
-            "--timeout", help="Stop waiting for pods to be bound or unschedulable after this many idle seconds."
-        ),
-    ] = 120.0,
-    admin: Annotated[
-        bool,
-        typer.Option("--admin", help="Run the scheduler with an admin token instead of deploy/rbac.yaml's account."),
-    ] = False,
-    keep: Annotated[bool, typer.Option("--keep", help="Keep the working directory (logs, configs).")] = False,
-    verbosity: Annotated[int, typer.Option("--scheduler-v", help="kube-scheduler log level (-v).")] = 2,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the placements (or the diff) as JSON.")] = False,
+    path: ProjectPath = Path("."),
+    scenario: ScenarioFile = None,
+    args_file: ArgsFile = None,
+    compare: CompareWith = None,
+    reschedule: Reschedule = None,
+    k8s: K8s = None,
+    weight: Weights = None,
+    disable_default: DisableDefault = None,
+    kubeconfig: KubeconfigFile = None,
+    context: Context = None,
+    timeout: Timeout = 120.0,
+    admin: Admin = False,
+    keep: Keep = False,
+    verbosity: Verbosity = 2,
+    as_json: Json = False,
     template: RetargetTemplate = None,
 ) -> None:
     """Run the project's scheduler against a real local control plane and a scenario of nodes and pods."""
-    from contextlib import ExitStack
-
-    from kplugin import build
-    from kplugin import e2e as core
-    from kplugin.cli.console import note, out, say
+    from kplugin.build import BuilderName, BuildRequest, Choice
+    from kplugin.build.ready import ready
     from kplugin.cli.progress import Reporter
+    from kplugin.e2e import run
+    from kplugin.kube import controlplane
+
+    matcher, cluster_config = _check_options(timeout, verbosity, reschedule, kubeconfig, context)
+    pinned, target = load_for_version(path, template, k8s)
+    # every input is read and checked before anything is built or started
+    loaded = _scenario(target, scenario, reschedule, matcher)
+    inputs = _inputs(pinned, loaded, cluster_config, args_file, admin, weight, disable_default)
+    if cluster_config is None:
+        controlplane.etcd_binary()  # fail before building anything when etcd is missing
+    labels = (run.ProfileLabel.PLUGIN, run.ProfileLabel.DEFAULT) if compare else (run.ProfileLabel.PLUGIN,)
+    title = f"e2e: {pinned.name} on Kubernetes {target.version}" + (" (what-if: plugin vs default)" if compare else "")
+    started = time.monotonic()
+    request = BuildRequest(project=pinned, builder=BuilderName.LOCAL)
+    with Reporter(title + "…") as reporter:
+        steps = _Steps(inputs, reporter)
+        local = cluster_config is None
+        with ready(pinned, target, request, Choice(BuilderName.LOCAL, "e2e"), steps, control_plane=local) as done:
+            targets = _clusters(cluster_config, done, reporter.step)
+            options = run.Options(timeout=timeout, keep=keep, verbosity=verbosity)
+            sessions = list(run.sessions(done.inputs, done.scheduler, targets, options, reporter, labels))
+    if compare:
+        _print_comparison(done.inputs, sessions, time.monotonic() - started, as_json)
+    else:
+        _print_outcome(run.outcome_of(done.inputs, *sessions[0], time.monotonic() - started), as_json)
+
+
+def _check_options(
+    timeout: float, verbosity: int, reschedule: str | None, kubeconfig: Path | None, context: str | None
+) -> "tuple[Matcher | None, Kubeconfig | None]":
+    """The options checked on their own: --reschedule's selector, --kubeconfig's configuration."""
     from kplugin.core.errors import UsageError
-    from kplugin.e2e import compare as diff
-    from kplugin.e2e.run import (
-        Inputs,
-        check_expectations,
-        check_rbac,
-        local_clusters,
-        outcome_of,
-        rbac_documents,
-        read_scenario,
-    )
-    from kplugin.e2e.run import (
-        sessions as replays,
-    )
-    from kplugin.kube import controlplane, labelselector
+    from kplugin.kube import labelselector
 
     if not 1 <= timeout <= 3600:
         raise UsageError(f"--timeout {timeout:g}: must be from 1 to 3600 seconds")
     if not 0 <= verbosity <= 10:
         raise UsageError(f"--scheduler-v {verbosity}: must be from 0 to 10")
-    if compare is not None and compare != "default":
-        raise UsageError(f"--compare {compare[:60]!r}: the one profile to compare with is 'default'")
     if context is not None and kubeconfig is None:
         raise UsageError("--context picks a context of --kubeconfig; give --kubeconfig too")
     matcher = labelselector.parse(reschedule) if reschedule is not None else None
-    cluster_config = None
-    if kubeconfig is not None:
-        from kplugin.kube import kubeconfig as kubeconfigs
+    if kubeconfig is None:
+        return matcher, None
+    from kplugin.kube import kubeconfig as kubeconfigs
 
-        cluster_config = kubeconfigs.load(kubeconfig, context)
-    project, target = load_for_version(path, template, k8s)
-    # every input is read and checked before anything is built or started
-    loaded = read_scenario(scenario, target.version.minor)
+    return matcher, kubeconfigs.load(kubeconfig, context)
+
+
+def _scenario(target: "Target", scenario: Path | None, reschedule: str | None, matcher: "Matcher | None") -> "Scenario":
+    """The scenario, its bound pods that --reschedule matches made pending again."""
+    from kplugin.cli.console import note
+    from kplugin.e2e import run
+
+    loaded = run.read_scenario(scenario, target.version.minor)
     if matcher is not None:
         loaded, count = loaded.rescheduled(matcher)
         if not count:
             note(f"--reschedule {reschedule}: no bound pod of the scenario matches")
+    return loaded
+
+
+def _inputs(
+    pinned: "Project",
+    loaded: "Scenario",
+    cluster_config: "Kubeconfig | None",
+    args_file: Path | None,
+    admin: bool,
+    weight: list[str] | None,
+    disable_default: list[str] | None,
+) -> "Inputs":
+    """The cluster answering (--kubeconfig), the RBAC and the configuration: read and
+    checked before anything is built or started."""
+    from kplugin.cli.console import note, say
+    from kplugin.e2e import run
+
     if cluster_config is not None:
         from kplugin.kube import apiclient, cluster
         from kplugin.kube import kubeconfig as kubeconfigs
@@ -134,61 +210,67 @@ def e2e(
             cluster.preflight(probe)  # reachable, authorized, no nodes of its own: before anything is built
         finally:
             probe.close()
-    inputs = core.prepare(
-        project,
-        loaded,
-        args_file,
-        admin or cluster_config is not None,
-        say,
-        weights=tuple(weight or ()),
-        disable_default=tuple(disable_default or ()),
-    )
+    admin = admin or cluster_config is not None
+    weights, disabled = tuple(weight or ()), tuple(disable_default or ())
+    inputs = run.prepare(pinned, loaded, args_file, admin, say, weights=weights, disable_default=disabled)
     for notice in inputs.notices:
         note(notice)
-    if cluster_config is None:
-        controlplane.etcd_binary()  # fail before building anything when etcd is missing
-    labels = ("plugin", "default") if compare else ("plugin",)
-    title = f"e2e: {project.name} on Kubernetes {target.version}" + (" (what-if: plugin vs default)" if compare else "")
-    started = time.monotonic()
-    with Reporter(title + "…") as reporter, ExitStack() as stack:
-        built_from = project
-        output = None
-        if target.version != project.version:
-            from kplugin.generate import upgrade
+    return inputs
 
-            reporter.step(f"retargeting a copy of {project.root.name} to Kubernetes {target.version} (go mod tidy)")
-            built_from = stack.enter_context(upgrade.retargeted(project, target))
-            output = project.root / "bin" / target.version.tag
-            # the retargeted copy's deploy/rbac.yaml: what that version's scheduler reads
-            rbac = None if inputs.rbac is None else rbac_documents(built_from)
-            inputs = Inputs(built_from, inputs.scenario, inputs.config, rbac, inputs.notices)
-        reporter.step("building the scheduler (go build, incremental)")
-        request = build.BuildRequest(project=built_from, builder="local", output=output)
-        built = build.build(request, reporter.step, ("local", "e2e"))
-        scheduler = Path(built.binaries[0].path)
-        core.check_config(inputs, scheduler)  # the scheduler's own verdict, before anything starts
-        options = core.Options(timeout=timeout, keep=keep, verbosity=verbosity)
-        if cluster_config is None:
-            apiserver = controlplane.apiserver_binary(built_from, reporter.step)
-            targets = local_clusters(apiserver, inputs.rbac, reporter.step)
-        else:
-            targets = _existing_clusters(cluster_config, reporter.step)
-        sessions = list(replays(inputs, scheduler, targets, options, reporter, labels))
+
+class _Steps:
+    """ready's steps for e2e (kplugin.build.ready.Steps): lines of the run's Reporter, the
+    inputs of the project built, the configuration checked by its scheduler."""
+
+    def __init__(self, inputs: "Inputs", reporter: "Reporter") -> None:
+        self.inputs = inputs
+        self.reporter = reporter
+
+    @contextmanager
+    def retargeting(self, pinned: "Project", target: "Target") -> Iterator[None]:
+        self.reporter.step(f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version} (go mod tidy)")
+        yield
+
+    def prepare(self, project: "Project") -> "Inputs":
+        from kplugin.e2e import run
+
+        return run.for_copy(self.inputs, project)
+
+    @contextmanager
+    def building(self, project: "Project", choice: "Choice") -> Iterator["Progress"]:
+        self.reporter.step("building the scheduler (go build, incremental)")
+        yield self.reporter.step
+
+    def check(self, inputs: "Inputs", scheduler: Path) -> None:
+        from kplugin.e2e import run
+
+        run.check_config(inputs, scheduler)  # the scheduler's own verdict, before anything starts
+
+
+def _print_comparison(
+    inputs: "Inputs", sessions: "list[tuple[Session, Path | None]]", seconds: float, as_json: bool
+) -> None:
+    from kplugin.cli.console import out, say
+    from kplugin.e2e import compare, run
+
     kept = sessions[0][1]
-    if compare:
-        result = diff.compare(inputs, sessions[0][0], sessions[1][0], time.monotonic() - started)
-        out(json.dumps(diff.as_json(result), indent=2) + "\n" if as_json else diff.text(result))
-        say(
-            f"e2e --compare default: {result.changed} difference(s) in {result.seconds}s"
-            + (f"; logs kept in {kept}" if kept else "")
-        )
-        for session, _ in sessions:
-            check_rbac(session.denied, session.identity)
-        check_expectations(sessions[0][0].placements)
-        return
-    outcome = outcome_of(inputs, sessions[0][0], kept, time.monotonic() - started)
+    result = compare.compare(inputs, sessions[0][0], sessions[1][0], seconds)
+    out(json.dumps(compare.as_json(result), indent=2) + "\n" if as_json else compare.text(result))
+    say(
+        f"e2e --compare default: {result.changed} difference(s) in {result.seconds}s"
+        + (f"; logs kept in {kept}" if kept else "")
+    )
+    for session, _ in sessions:
+        run.check_rbac(session.denied, session.identity)
+    run.check_expectations(sessions[0][0].placements)
+
+
+def _print_outcome(outcome: "Outcome", as_json: bool) -> None:
+    from kplugin.cli.console import out, say
+    from kplugin.e2e import run
+
     if as_json:
-        out(json.dumps(core.as_json(outcome), indent=2) + "\n")
+        out(json.dumps(run.as_json(outcome), indent=2) + "\n")
     else:
         _table(outcome, out)
     bound = sum(p.node is not None for p in outcome.placements)
@@ -198,14 +280,21 @@ def e2e(
         f"{outcome.created.objects:,} objects created at {outcome.created.per_second:,.0f} objects/s"
         + (f"; logs kept in {outcome.work}" if outcome.work else "")
     )
-    core.check(outcome)
+    run.check(outcome)
 
 
-def _existing_clusters(cluster_config: "Kubeconfig", progress: Callable[[str], None]) -> "ClusterFactory":
-    """A run's own Existing target (labels, namespaces) for each replay, on one cluster."""
+def _clusters(
+    cluster_config: "Kubeconfig | None", done: "Ready[Inputs]", progress: Callable[[str], None]
+) -> "ClusterFactory":
+    """A fresh local control plane for each replay, or a run's own Existing target
+    (labels, namespaces) for each on the cluster of --kubeconfig."""
+    from kplugin.e2e import run
     from kplugin.kube import apiclient, cluster
     from kplugin.kube import kubeconfig as kubeconfigs
 
+    if cluster_config is None:
+        assert done.apiserver is not None  # ready built it for the control plane
+        return run.local_clusters(done.apiserver, done.inputs.rbac, progress)
     endpoint = kubeconfigs.endpoint(cluster_config)
 
     def make(work: Path, _label: str) -> cluster.Existing:

@@ -1,11 +1,15 @@
 """kplugin render-config: the project's KubeSchedulerConfiguration for a version."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.options import Force, Output, ProjectPath
+
+if TYPE_CHECKING:
+    from kplugin.model.project import Project
 
 EPILOG = """Examples:
 
@@ -19,56 +23,58 @@ EPILOG = """Examples:
 """
 
 
+K8s = Annotated[str | None, typer.Option("--k8s", help="Target Kubernetes version. Default: the project's.")]
+ApiVersion = Annotated[
+    str | None, typer.Option("--api-version", help="Config API version (v1; v1beta3 only where served).")
+]
+SchedulerNames = Annotated[
+    list[str] | None, typer.Option("--scheduler-name", help="One profile per name (repeatable).")
+]
+Multipoint = Annotated[bool, typer.Option("--multipoint", help="Enable plugins under multiPoint.")]
+Weights = Annotated[list[str] | None, typer.Option("--weight", help="PLUGIN=N score weight (repeatable).")]
+ArgsFile = Annotated[Path | None, typer.Option("--args", help="pluginConfig args, YAML or JSON.")]
+LeaderElect = Annotated[str, typer.Option("--leader-elect", help="true or false (single replicas).")]
+DisableDefault = Annotated[
+    list[str] | None, typer.Option("--disable-default", help="Disable a default plugin ('*': all; debugging).")
+]
+Percentage = Annotated[
+    int | None, typer.Option("--percentage-of-nodes-to-score", help="0-100; unset: the scheduler's default.")
+]
+KubeconfigPath = Annotated[str | None, typer.Option("--kubeconfig", help="clientConnection.kubeconfig.")]
+Format = Annotated[str, typer.Option("--format", help="config, configmap or helm-values.")]
+Merge = Annotated[Path | None, typer.Option("--merge", help="Update this config file in place.")]
+Validate = Annotated[bool, typer.Option("--validate", help="Prove it with the project's kube-scheduler.")]
+Binary = Annotated[Path | None, typer.Option("--binary", help="kube-scheduler for --validate.")]
+
+
 @app.command("render-config", epilog=EPILOG)
 def render_config(
-    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
-    k8s: Annotated[str | None, typer.Option("--k8s", help="Target Kubernetes version. Default: the project's.")] = None,
-    api_version: Annotated[
-        str | None, typer.Option("--api-version", help="Config API version (v1; v1beta3 only where served).")
-    ] = None,
-    scheduler_name: Annotated[
-        list[str] | None, typer.Option("--scheduler-name", help="One profile per name (repeatable).")
-    ] = None,
-    multipoint: Annotated[bool, typer.Option("--multipoint", help="Enable plugins under multiPoint.")] = False,
-    weight: Annotated[list[str] | None, typer.Option("--weight", help="PLUGIN=N score weight (repeatable).")] = None,
-    args_file: Annotated[Path | None, typer.Option("--args", help="pluginConfig args, YAML or JSON.")] = None,
-    leader_elect: Annotated[str, typer.Option("--leader-elect", help="true or false (single replicas).")] = "true",
-    disable_default: Annotated[
-        list[str] | None, typer.Option("--disable-default", help="Disable a default plugin ('*': all; debugging).")
-    ] = None,
-    percentage: Annotated[
-        int | None, typer.Option("--percentage-of-nodes-to-score", help="0-100; unset: the scheduler's default.")
-    ] = None,
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="clientConnection.kubeconfig.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="config, configmap or helm-values.")] = "config",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
-    merge: Annotated[Path | None, typer.Option("--merge", help="Update this config file in place.")] = None,
-    validate: Annotated[bool, typer.Option("--validate", help="Prove it with the project's kube-scheduler.")] = False,
-    binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler for --validate.")] = None,
+    path: ProjectPath = Path("."),
+    k8s: K8s = None,
+    api_version: ApiVersion = None,
+    scheduler_name: SchedulerNames = None,
+    multipoint: Multipoint = False,
+    weight: Weights = None,
+    args_file: ArgsFile = None,
+    leader_elect: LeaderElect = "true",
+    disable_default: DisableDefault = None,
+    percentage: Percentage = None,
+    kubeconfig: KubeconfigPath = None,
+    fmt: Format = "config",
+    output: Output = None,
+    force: Force = False,
+    merge: Merge = None,
+    validate: Validate = False,
+    binary: Binary = None,
 ) -> None:
     """Render the KubeSchedulerConfiguration for the project and a Kubernetes version."""
     from kplugin.cli.console import note, out, say
     from kplugin.config import render
     from kplugin.core import safefs
-    from kplugin.core.errors import OperationError, UsageError
     from kplugin.model import project as projects
     from kplugin.model.versions import resolve
 
-    if leader_elect.lower() not in {"true", "false"}:
-        raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")
-    if fmt not in render.FORMATS:
-        raise UsageError(f"--format {fmt!r}: choose from {', '.join(render.FORMATS)}")
-    if merge is not None and fmt != "config":
-        raise UsageError("--merge updates a KubeSchedulerConfiguration file: use it with --format config")
-    # where the result goes, checked before anything is rendered: -o (a symlink is
-    # followed and kept; a directory, device or FIFO is refused), else --merge's file
-    # in place, else stdout
-    destination = None
-    if output is not None:
-        destination = safefs.output_target(output, "--output", force=force)
-    elif merge is not None:
-        destination = safefs.output_target(merge, "--merge", force=True, must_exist=True)
+    destination = _destination(leader_elect, fmt, output, force, merge)
     checked_binary = render.check_binary(binary) if binary is not None else None
     if "*" in (disable_default or []):
         note("--disable-default '*' turns off every default plugin: for debugging, not production")
@@ -92,20 +98,50 @@ def render_config(
         note(notice)
     text = render.merge(merge, config) if merge is not None else render.render(config, project, fmt)
     if validate:
-        scheduler = checked_binary or project.root / "bin" / "kube-scheduler"
-        if checked_binary is None and not scheduler.is_file():
-            from kplugin import build
-
-            say(f"--validate: building {scheduler} with the local Go toolchain")
-            build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)
         config_text = render.render(config, project, "config") if fmt != "config" else text
-        shown = str(output or merge or "the rendered configuration")
-        accepted, message = render.validate(scheduler, config_text, shown)
-        if not accepted:
-            raise OperationError(f"kube-scheduler {project.version} rejects the configuration: {message}")
-        say(f"validated: {scheduler} accepts the configuration")
+        _validate(project, checked_binary, config_text, str(output or merge or "the rendered configuration"))
     if destination is None:
         out(text)
         return
     safefs.write_atomic(destination, text.encode())
     say(f"{'merged into' if merge is not None and output is None else 'wrote'} {output or merge}")
+
+
+def _destination(leader_elect: str, fmt: str, output: Path | None, force: bool, merge: Path | None) -> Path | None:
+    """The options checked, and where the result goes, checked before anything is
+    rendered: -o (a symlink is followed and kept; a directory, device or FIFO is
+    refused), else --merge's file in place, else stdout (None)."""
+    from kplugin.config import render
+    from kplugin.core import safefs
+    from kplugin.core.errors import UsageError
+
+    if leader_elect.lower() not in {"true", "false"}:
+        raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")
+    if fmt not in render.FORMATS:
+        raise UsageError(f"--format {fmt!r}: choose from {', '.join(render.FORMATS)}")
+    if merge is not None and fmt != "config":
+        raise UsageError("--merge updates a KubeSchedulerConfiguration file: use it with --format config")
+    if output is not None:
+        return safefs.output_target(output, "--output", force=force)
+    if merge is not None:
+        return safefs.output_target(merge, "--merge", force=True, must_exist=True)
+    return None
+
+
+def _validate(project: "Project", checked_binary: Path | None, config_text: str, shown: str) -> None:
+    """--validate: the configuration loaded by --binary, else the project's bin/kube-scheduler
+    (built with the local Go toolchain when it is not there)."""
+    from kplugin.cli.console import say
+    from kplugin.config import render
+    from kplugin.core.errors import OperationError
+
+    scheduler = checked_binary or project.root / "bin" / "kube-scheduler"
+    if checked_binary is None and not scheduler.is_file():
+        from kplugin import build
+
+        say(f"--validate: building {scheduler} with the local Go toolchain")
+        build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)
+    accepted, message = render.validate(scheduler, config_text, shown)
+    if not accepted:
+        raise OperationError(f"kube-scheduler {project.version} rejects the configuration: {message}")
+    say(f"validated: {scheduler} accepts the configuration")

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.options import Force, Output
 
 EPILOG = """Examples:
 
@@ -20,59 +21,52 @@ EPILOG = """Examples:
 """
 
 
+KubeconfigFile = Annotated[
+    Path | None,
+    typer.Option("--kubeconfig", help="The cluster's kubeconfig. Default: $KUBECONFIG, else ~/.kube/config."),
+]
+Context = Annotated[str | None, typer.Option("--context", help="The kubeconfig context. Default: current.")]
+Namespaces = Annotated[
+    list[str] | None,
+    typer.Option("--namespace", "-n", help="Only this namespace's pods and objects (repeatable; nodes: all)."),
+]
+Anonymize = Annotated[
+    bool, typer.Option("--anonymize", help="Rename nodes, pods, namespaces; replace label and annotation values.")
+]
+Salt = Annotated[
+    str | None,
+    typer.Option("--salt", help="Key of --anonymize's hash. Default: the cluster's kube-system namespace uid."),
+]
+KeepLabels = Annotated[
+    list[str] | None,
+    typer.Option("--keep-label", help="With --anonymize: keep this label key's values (repeatable)."),
+]
+
+
 @app.command(epilog=EPILOG)
 def snapshot(
-    kubeconfig: Annotated[
-        Path | None,
-        typer.Option("--kubeconfig", help="The cluster's kubeconfig. Default: $KUBECONFIG, else ~/.kube/config."),
-    ] = None,
-    context: Annotated[str | None, typer.Option("--context", help="The kubeconfig context. Default: current.")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
-    namespace: Annotated[
-        list[str] | None,
-        typer.Option("--namespace", "-n", help="Only this namespace's pods and objects (repeatable; nodes: all)."),
-    ] = None,
-    anonymize: Annotated[
-        bool, typer.Option("--anonymize", help="Rename nodes, pods, namespaces; replace label and annotation values.")
-    ] = False,
-    salt: Annotated[
-        str | None,
-        typer.Option("--salt", help="Key of --anonymize's hash. Default: the cluster's kube-system namespace uid."),
-    ] = None,
-    keep_label: Annotated[
-        list[str] | None,
-        typer.Option("--keep-label", help="With --anonymize: keep this label key's values (repeatable)."),
-    ] = None,
+    kubeconfig: KubeconfigFile = None,
+    context: Context = None,
+    output: Output = None,
+    force: Force = False,
+    namespace: Namespaces = None,
+    anonymize: Anonymize = False,
+    salt: Salt = None,
+    keep_label: KeepLabels = None,
 ) -> None:
     """Export a real cluster's scheduling state (nodes, pods, classes, volumes, DRA) as an e2e scenario."""
     import sys
 
     from kplugin.cli.console import out, say
     from kplugin.cli.progress import Reporter
-    from kplugin.core import names, safefs
-    from kplugin.core.errors import UsageError
+    from kplugin.core import safefs
     from kplugin.e2e import snapshot as snapshots
     from kplugin.kube import apiclient
     from kplugin.kube import kubeconfig as kubeconfigs
 
-    for ns in namespace or ():
-        problem = names.dns1123_label_problem(ns)
-        if problem:
-            raise UsageError(f"--namespace {ns[:60]!r} {problem}")
-    for key in keep_label or ():
-        problem = names.qualified_name_problem(key)
-        if problem:
-            raise UsageError(f"--keep-label {key[:60]!r} {problem}")
-    if (salt is not None or keep_label) and not anonymize:
-        raise UsageError("--salt and --keep-label go with --anonymize")
-    if salt is not None and not salt:
-        raise UsageError("--salt '' is empty; give a secret, or leave it out for the cluster's own")
+    _check_options(namespace, anonymize, salt, keep_label)
     destination = safefs.output_target(output, "--output", force=force) if output is not None else None
-    if kubeconfig is None:
-        from_env = os.environ.get("KUBECONFIG", "").split(os.pathsep)[0]
-        kubeconfig = Path(from_env) if from_env else Path.home() / ".kube" / "config"
-    config = kubeconfigs.load(kubeconfig, context)
+    config = kubeconfigs.load(kubeconfig or _default_kubeconfig(), context)
     client = apiclient.Client(kubeconfigs.endpoint(config), timeout=60)
     request = snapshots.Request(
         namespaces=tuple(sorted(set(namespace or ()))),
@@ -101,3 +95,29 @@ def snapshot(
         + (f"; wrote {output}" if output is not None else "")
         + ("; anonymized" if anonymize else "")
     )
+
+
+def _check_options(
+    namespace: list[str] | None, anonymize: bool, salt: str | None, keep_label: list[str] | None
+) -> None:
+    from kplugin.core import names
+    from kplugin.core.errors import UsageError
+
+    for ns in namespace or ():
+        problem = names.dns1123_label_problem(ns)
+        if problem:
+            raise UsageError(f"--namespace {ns[:60]!r} {problem}")
+    for key in keep_label or ():
+        problem = names.qualified_name_problem(key)
+        if problem:
+            raise UsageError(f"--keep-label {key[:60]!r} {problem}")
+    if (salt is not None or keep_label) and not anonymize:
+        raise UsageError("--salt and --keep-label go with --anonymize")
+    if salt is not None and not salt:
+        raise UsageError("--salt '' is empty; give a secret, or leave it out for the cluster's own")
+
+
+def _default_kubeconfig() -> Path:
+    """$KUBECONFIG's first file, else ~/.kube/config."""
+    from_env = os.environ.get("KUBECONFIG", "").split(os.pathsep)[0]
+    return Path(from_env) if from_env else Path.home() / ".kube" / "config"

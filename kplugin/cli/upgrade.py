@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.changes import DryRun, KeepEdited, Template, load_project, report
+from kplugin.cli.changes import report
+from kplugin.cli.options import DryRun, KeepEdited, ProjectPath, Template, load_project
 
 EPILOG = """Examples:
 
@@ -21,7 +22,7 @@ EPILOG = """Examples:
 
 @app.command(epilog=EPILOG)
 def upgrade(
-    path: Annotated[Path, typer.Argument(help="The project directory.")] = Path("."),
+    path: ProjectPath = Path("."),
     k8s: Annotated[str | None, typer.Option("--k8s", help="Target Kubernetes version: X.Y.Z, vX.Y.Z or X.Y.")] = None,
     keep_edited: KeepEdited = False,
     no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy (go.sum not updated).")] = False,
@@ -32,16 +33,16 @@ def upgrade(
     """Move the project to another Kubernetes version, keeping the plugin code as it is."""
     from kplugin.cli.console import out, say, status
     from kplugin.core.errors import UsageError
-    from kplugin.generate import upgrade as core
+    from kplugin.generate import upgrade
     from kplugin.model.versions import resolve
 
     if k8s is None:
         raise UsageError("missing --k8s; e.g. kplugin upgrade --k8s 1.37 (kplugin versions lists them)")
     project = load_project(path, template)
     target = resolve(k8s)
-    prepared = core.prepare(project, target, keep_edited=keep_edited, progress=say)
+    prepared = upgrade.prepare(project, target, keep_edited=keep_edited, progress=say)
     with status(f"upgrading {project.root.name} from Kubernetes {project.version} to {target.version}…"):
-        result = core.upgrade(prepared, tidy=not no_tidy, dry_run=dry_run)
+        result = upgrade.upgrade(prepared, tidy=not no_tidy, dry_run=dry_run)
     if as_json:
         payload = {
             "from": str(result.old),

@@ -1,11 +1,14 @@
 """kplugin versions: the support matrix."""
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from kplugin.cli import app
+
+if TYPE_CHECKING:
+    from kplugin.model.versions import MinorRelease
 
 # What the scheduling queue does with plugins' QueueingHintFns by default, per fact.
 HINTS = {
@@ -29,29 +32,34 @@ def versions(
     releases = sorted(catalog.catalog().values(), key=lambda r: r.newest.minor)
     if not all_:
         releases = [r for r in releases if r.supported]
-    rows: list[dict[str, Any]] = [
-        {
-            "minor": r.key,
-            "newest_patch": str(r.newest),
-            "go_directive": r.go_directive,
-            "go_version": r.go_version,
-            "config_api_versions": list(r.config_api_versions),
-            "staging_modules": len(r.staging_modules),
-            "supported": r.supported,
-            "api_changes": list(r.api_changes),
-            # whether the scheduling queue consults QueueingHints by default, and what it
-            # does otherwise; whether Filter/Score plugins can keep batching on (SignPod)
-            "queueing_hints": str(r.facts.queueing_hints),
-            "queueing_hints_note": HINTS[r.facts.queueing_hints]
-            + _early_patches(r.key, r.facts.hints_on_through_patch),
-            "queueing_hints_early_patches": _early_range(r.key, r.facts.hints_on_through_patch),
-            "sign_pod": r.facts.sign_pod,
-        }
-        for r in releases
-    ]
+    rows = [_row(r) for r in releases]
     if as_json:
         out(json.dumps(rows, indent=2) + "\n")
         return
+    print_table(_table(rows))
+
+
+def _row(r: "MinorRelease") -> dict[str, Any]:
+    """A minor's line of the matrix (the JSON object; the table shows the same)."""
+    return {
+        "minor": r.key,
+        "newest_patch": str(r.newest),
+        "go_directive": r.go_directive,
+        "go_version": r.go_version,
+        "config_api_versions": list(r.config_api_versions),
+        "staging_modules": len(r.staging_modules),
+        "supported": r.supported,
+        "api_changes": list(r.api_changes),
+        # whether the scheduling queue consults QueueingHints by default, and what it
+        # does otherwise; whether Filter/Score plugins can keep batching on (SignPod)
+        "queueing_hints": str(r.facts.queueing_hints),
+        "queueing_hints_note": HINTS[r.facts.queueing_hints] + _early_patches(r.key, r.facts.hints_on_through_patch),
+        "queueing_hints_early_patches": _early_range(r.key, r.facts.hints_on_through_patch),
+        "sign_pod": r.facts.sign_pod,
+    }
+
+
+def _table(rows: list[dict[str, Any]]) -> Any:
     from rich.table import Table
 
     table = Table(
@@ -80,7 +88,7 @@ def versions(
             "yes" if row["sign_pod"] else "-",
             "; ".join(row["api_changes"]) or "-",
         )
-    print_table(table)
+    return table
 
 
 def _early_range(minor: str, through: int) -> str:

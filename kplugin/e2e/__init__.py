@@ -17,7 +17,6 @@ from kplugin.e2e.run import (
     check_config,
     prepare,
     rbac_documents,
-    run,
 )
 from kplugin.e2e.scenario import (
     DEFAULT_CAPACITY,
@@ -55,6 +54,5 @@ __all__ = [
     "prepare",
     "rbac_documents",
     "read_log",
-    "run",
     "scores_from_log",
 ]

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,21 @@ from kplugin.config import render
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.core.progress import Progress
-from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, Silent, replay
+from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
 from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario
 from kplugin.kube.cluster import Cluster, Local
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 
 DEFAULT_PROFILE = "default-scheduler"
+
+
+class ProfileLabel(StrEnum):
+    """The profiles a run replays the scenario with: the project's, and (--compare) the
+    scheduler's default profile."""
+
+    PLUGIN = "plugin"
+    DEFAULT = "default"
 
 
 @dataclass
@@ -84,6 +92,15 @@ class Inputs:
     notices: tuple[str, ...] = ()  # e.g. args not checked by the plugins' Go code
 
 
+def for_copy(inputs: Inputs, copy: Project) -> Inputs:
+    """The inputs for a run of ``copy`` (the project retargeted to another version): the
+    RBAC its deploy/rbac.yaml gives, which that version's scheduler reads."""
+    if copy is inputs.project:
+        return inputs
+    rbac = None if inputs.rbac is None else rbac_documents(copy)
+    return Inputs(copy, inputs.scenario, inputs.config, rbac, inputs.notices)
+
+
 def read_scenario(path: Path | None, minor: int) -> Scenario:
     """The scenario (checked), its objects served by Kubernetes 1.<minor>."""
     loaded = DEFAULT_SCENARIO if path is None else load_scenario(path)
@@ -131,7 +148,7 @@ def check_config(inputs: Inputs, scheduler: Path) -> None:
 def plugin_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
     name = target.scheduler_name(inputs.project.scheduler_name)
     document = replace(inputs.config, scheduler_names=(name,)).document()
-    return ReplayProfile("plugin", name, document)
+    return ReplayProfile(ProfileLabel.PLUGIN, name, document)
 
 
 def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
@@ -144,7 +161,7 @@ def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
         leader_elect=False,
         percentage_of_nodes_to_score=inputs.config.percentage_of_nodes_to_score,
     )
-    return ReplayProfile("default", name, config.document())
+    return ReplayProfile(ProfileLabel.DEFAULT, name, config.document())
 
 
 ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work dir, profile label)
@@ -165,17 +182,22 @@ def sessions(
     targets: ClusterFactory,
     options: Options,
     feedback: Feedback,
-    labels: tuple[str, ...],
+    labels: tuple[ProfileLabel, ...] = (ProfileLabel.PLUGIN,),
 ) -> Iterator[tuple[Session, Path | None]]:
-    """Replay the scenario once per profile label ("plugin", "default"), each on a target
-    of its own; yields each session and the working directory kept (--keep)."""
+    """The run of kplugin e2e once its scheduler is built: start each target (a control
+    plane, or the user's cluster) and the scheduler, create the scenario, wait until
+    every pod is bound or reported unschedulable (nothing changed for ``options.timeout``
+    seconds: give up), run the steps and wait again. Once per profile label (the
+    project's, then the default), each on a target of its own; yields each session and
+    the working directory kept (--keep)."""
     project = inputs.project
     work = Path(tempfile.mkdtemp(prefix=f"kplugin-e2e-{project.name}-"))
     try:
         for label in labels:
             place = work if len(labels) == 1 else work / label
             with targets(place, label) as target:
-                profile = plugin_profile(inputs, target) if label == "plugin" else default_profile(inputs, target)
+                chosen = plugin_profile if label == ProfileLabel.PLUGIN else default_profile
+                profile = chosen(inputs, target)
                 yield (
                     replay(
                         inputs.scenario,
@@ -191,24 +213,6 @@ def sessions(
     finally:
         if not options.keep:
             shutil.rmtree(work, ignore_errors=True)
-
-
-def run(
-    inputs: Inputs,
-    scheduler: Path,
-    apiserver: Path,
-    options: Options,
-    progress: Progress,
-    feedback: Feedback | None = None,
-    targets: ClusterFactory | None = None,
-) -> Outcome:
-    """Start the control plane and the project's scheduler, create the scenario, wait
-    until every pod is bound or reported unschedulable (nothing changed for
-    ``options.timeout`` seconds: give up), run the steps and wait again."""
-    started = time.monotonic()
-    chosen = targets or local_clusters(apiserver, inputs.rbac, progress)
-    ((session, kept),) = list(sessions(inputs, scheduler, chosen, options, feedback or Silent(), ("plugin",)))
-    return outcome_of(inputs, session, kept, time.monotonic() - started)
 
 
 def outcome_of(inputs: Inputs, session: Session, kept: Path | None, seconds: float) -> Outcome:

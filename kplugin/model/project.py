@@ -49,7 +49,7 @@ class Project(NamedTuple):
     # made from a fork of kplugin's project template (kplugin new --template): its
     # kplugin.yaml says so (template: fork), never where the fork is
     fork: bool = False
-    # where the fork is, as this run's --template gives it (kplugin.cli.changes.load_project)
+    # where the fork is, as this run's --template gives it (kplugin.cli.options.load_project)
     template: Path | None = None
 
     @property
