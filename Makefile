@@ -15,8 +15,8 @@ WORKERS ?= 2
 test: setup ## The whole suite (Go, Docker, control plane and tools included), after setup
 	$(PYTHON) -m pytest -n $(WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS)
 
-quick: ## Everything but the Go/Docker integration tests
-	$(PYTHON) -m pytest -m "not integration"
+quick: ## Everything but the Go/Docker integration tests (tests/integration/)
+	$(PYTHON) -m pytest -n $(WORKERS) -m "not integration"
 
 lint: ## ruff, ruff format, mypy, the import layers
 	ruff check . && ruff format --check . && mypy && lint-imports

@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-import dockerenv  # noqa: E402
+from support import dockerenv  # noqa: E402
 
 KPLUGIN = [sys.executable, "-m", "kplugin"]
 

@@ -8,7 +8,7 @@ one framework, one cluster and one ``go test -bench`` run per minor.
 Target (issue 3): 0 allocations per call, and under 2x the native plugin's time. Runs
 every minor with a hand-written baseline (compare_1.XX_test.go: the oldest and the
 newest). Needs Go and the Go module proxy (or warm module caches). Not a test: it
-measures; the allocation part is also asserted by tests/test_integration_compat.py.
+measures; the allocation part is also asserted by tests/integration/test_integration_compat.py.
 """
 
 from __future__ import annotations

@@ -1,34 +1,13 @@
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support import Run
 
 from kplugin.cli import main
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def sigint_default() -> None:
-    """preexec_fn for a kplugin a test interrupts: SIGINT back to its default. A shell
-    that runs the suite in the background (``.ci/run &``) leaves SIGINT ignored, children
-    inherit that, and Python then installs no KeyboardInterrupt handler: the signal the
-    test sends would be lost."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    stderr: str
-
-
-Kplugin = Callable[..., Run]  # the kplugin fixture: runs the CLI in-process
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -68,11 +47,6 @@ def kplugin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch)
         return Run(code if isinstance(code, int) else 1, out.out, out.err)
 
     return run
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    """Every file under root, by relative path."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="session")

@@ -52,7 +52,7 @@ from kplugin.kube.controlplane import ControlPlane
 from kplugin.model.project import Project
 
 # what the command line uses (BenchInputs and Settings are plan's, given here too), and
-# results' EXTENSION_POINTS, which tests/test_extension_points.py reads here
+# results' EXTENSION_POINTS, which tests/unit/model/test_extension_points.py reads here
 __all__ = ["EXTENSION_POINTS", "BenchInputs", "Settings", "check_config", "prepare", "run"]
 
 CLIENT_TIMEOUT = 60.0  # the load generator's requests (a loaded API server answers slowly)

@@ -5,7 +5,7 @@ bench's metric labels, the template's variables and sections).
 
 Adding a point is a member of ExtensionPoint, its row in POINTS and its template
 section (``templates/project/templates/sections/<section>.jinja``);
-tests/test_extension_points.py walks the table against every consumer.
+tests/unit/model/test_extension_points.py walks the table against every consumer.
 
 Imported at start-up (the CLI's help, render-config): standard library only, and
 NamedTuples, which are cheap to define (see kplugin.model.versions).

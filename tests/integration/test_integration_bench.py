@@ -1,0 +1,313 @@
+"""kplugin bench for real: etcd, kube-apiserver built from the project's pin and the
+project's own scheduler, at the oldest and the newest supported minor, on a small
+workload (200 nodes, 200 measured pods), so that it stays a matter of seconds per run.
+
+What it proves: both profiles schedule and are measured (non-zero throughput), the
+project's plugin shows up at its extension points, the JSON is scheduler_perf's
+DataItems and the report is written; the measurement sees a plugin's cost (a Filter
+that sleeps fails --threshold, the sample passes it); and against an existing cluster
+(a separately started API server) everything kplugin made is gone afterwards, also
+when the run is interrupted with SIGINT in the middle."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import REPO, Kplugin, sigint_default
+
+from kplugin.model.versions import supported_releases
+
+pytestmark = pytest.mark.integration
+
+OLDEST = "1.28.3"
+NEWEST = supported_releases()[-1].key
+SMALL = ("--nodes", "200", "--pods", "200")
+LABEL = "kplugin/bench"
+# the sample passes it by far; a Filter that sleeps fails it by far (even on a busy machine)
+THRESHOLD = "0.3"
+
+
+def new(directory: Path, version: str) -> Path:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CI": "true"}
+    cmd = [sys.executable, "-m", "kplugin", "new", "gpu", "--k8s", version, "-o", str(directory)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return directory / "gpu"
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """The sample project at a version, made once for this module's tests (its built
+    scheduler is reused)."""
+    made: dict[str, Path] = {}
+
+    def at(version: str) -> Path:
+        if version not in made:
+            made[version] = new(tmp_path_factory.mktemp(f"sample-{version}"), version)
+        return made[version]
+
+    return at
+
+
+@pytest.fixture
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where bench makes its working directory (checked empty afterwards)."""
+    directory = tmp_path / "tmp"
+    directory.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(directory))
+    return directory
+
+
+@pytest.mark.parametrize("version", [OLDEST, NEWEST])
+def test_both_profiles_measured_with_the_plugin_at_its_points(
+    kplugin: Kplugin, sample: Callable[[str], Path], tmp_path: Path, scratch: Path, version: str
+) -> None:
+    project = sample(version)
+    html = tmp_path / "bench.html"
+    run = kplugin("bench", str(project), *SMALL, "--json", "--report", str(html), "--threshold", THRESHOLD)
+    assert run.code == 0, run.stderr
+    document = json.loads(run.stdout)
+    assert document["version"] == "v1"
+    items = document["dataItems"]
+    throughput = {i["labels"]["Profile"]: i for i in items if i["labels"]["Metric"] == "SchedulingThroughput"}
+    assert throughput["baseline"]["data"]["Average"] > 0 and throughput["project"]["data"]["Average"] > 0
+    assert throughput["project"]["unit"] == "pods/s"
+    assert throughput["project"]["labels"]["Name"] == "SchedulingBasic/200Nodes_200Pods/namespace-2"
+    # the sample plugin (Filter and Score) measured where it runs, only in the project's profile
+    plugin = {
+        (i["labels"]["plugin"], i["labels"]["extension_point"]): i
+        for i in items
+        if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
+    }
+    assert set(plugin) == {("Gpu", "Filter"), ("Gpu", "Score")}
+    assert all(i["labels"]["Profile"] == "project" and i["data"]["Perc99"] > 0 for i in plugin.values())
+    attempts = [i for i in items if i["labels"]["Metric"] == "scheduler_scheduling_attempt_duration_seconds"]
+    assert {i["labels"]["Profile"] for i in attempts} == {"baseline", "project", "ratio"}
+    facts = document["kplugin"]
+    assert facts["kubernetes"].startswith(version)
+    assert facts["settings"]["order"] == ["baseline", "project"]
+    for measured in facts["runs"]:
+        assert measured["attempts"]["scheduled"] == 200
+        assert measured["creation"]["pods"] == 200 and measured["creation"]["podsPerSecond"] > 0
+        assert measured["schedulerCPUSeconds"] > 0 and measured["schedulerPeakRSSBytes"] > 10 * 2**20
+    assert facts["throughputRatio"] >= float(THRESHOLD)
+    text = html.read_text()
+    assert text.startswith("<!DOCTYPE html>") and text.count("<polyline") + text.count("<circle") >= 2
+    assert "Gpu Filter" in text and "Gpu Score" in text
+    assert "client limits: scheduler QPS 5000/burst 5000" in run.stderr
+    assert list(scratch.iterdir()) == [], "the working directory is removed"
+
+
+@pytest.mark.parametrize(
+    ("workload", "ops"),
+    [
+        # inter-pod affinity and spread over zones, two namespaces, a churn of pods while measuring
+        ("mixed", {"createNodes", "createNamespaces", "createPods", "barrier", "churn", "sleep"}),
+        # nodes and pods shaped by the sample's args (resource cpu)
+        ("plugin", {"createNodes", "createPods"}),
+    ],
+)
+def test_the_other_built_in_workloads_run_for_real(
+    kplugin: Kplugin, sample: Callable[[str], Path], scratch: Path, workload: str, ops: set[str]
+) -> None:
+    """mixed and plugin against the real scheduler (the unit tests only parse them): every
+    op they use runs, both profiles bind every measured pod, the plugin is measured."""
+    run = kplugin("bench", str(sample(OLDEST)), "--workload", workload, "--nodes", "100", "--pods", "100", "--json")
+    assert run.code == 0, run.stderr
+    document = json.loads(run.stdout)
+    facts = document["kplugin"]
+    assert facts["workload"]["source"] == f"built-in {workload}" and set(facts["workload"]["ops"]) == ops
+    items = document["dataItems"]
+    throughput = {i["labels"]["Profile"]: i for i in items if i["labels"]["Metric"] == "SchedulingThroughput"}
+    assert throughput["baseline"]["data"]["Average"] > 0 and throughput["project"]["data"]["Average"] > 0
+    for measured in facts["runs"]:
+        assert measured["measuredPods"] == 100 and measured["attempts"]["scheduled"] >= 100, measured
+        assert measured["attempts"]["error"] == 0, measured
+    plugin = {
+        (i["labels"]["plugin"], i["labels"]["extension_point"])
+        for i in items
+        if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
+        and i["labels"]["Profile"] == "project"
+    }
+    assert {("Gpu", "Filter"), ("Gpu", "Score")} <= plugin
+    assert list(scratch.iterdir()) == [], "the working directory is removed"
+
+
+def test_another_minor_through_a_retargeted_copy(
+    kplugin: Kplugin, sample: Callable[[str], Path], scratch: Path
+) -> None:
+    """--k8s measures the project on another minor: a retargeted copy is built and run on
+    that minor's control plane; the project itself (pinned to the oldest) is not changed."""
+    project = sample(OLDEST)
+    before = {name: (project / name).read_bytes() for name in ("go.mod", "go.sum", "kplugin.yaml")}
+    run = kplugin(
+        "bench", str(project), "--k8s", NEWEST, "--workload", "plugin", "--nodes", "100", "--pods", "100", "--json"
+    )
+    assert run.code == 0, run.stderr
+    document = json.loads(run.stdout)
+    facts = document["kplugin"]
+    assert facts["kubernetes"].startswith(NEWEST), facts["kubernetes"]
+    for measured in facts["runs"]:
+        assert measured["measuredPods"] == 100 and measured["attempts"]["scheduled"] >= 100, measured
+    plugin = {
+        (i["labels"]["plugin"], i["labels"]["extension_point"])
+        for i in document["dataItems"]
+        if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
+        and i["labels"]["Profile"] == "project"
+    }
+    assert {("Gpu", "Filter"), ("Gpu", "Score")} <= plugin
+    assert {name: (project / name).read_bytes() for name in before} == before, "the project is as it was"
+    assert [p.name for p in project.parent.iterdir()] == [project.name], "the copy (beside it) is removed"
+    assert list(scratch.iterdir()) == [], "the working directory is removed"
+
+
+SLEEP = "\ttime.Sleep(20 * time.Millisecond) // made slow on purpose (kplugin's test fixture)\n"
+# scheduler_perf's format with few initial pods: the slow plugin schedules about 8 pods a second
+SLOW_WORKLOAD = """\
+- name: SchedulingBasic
+  defaultPodTemplatePath: pod.yaml
+  workloadTemplate:
+  - {opcode: createNodes, countParam: $nodes}
+  - {opcode: createPods, countParam: $initPods}
+  - {opcode: createPods, countParam: $measurePods, collectMetrics: true}
+  workloads:
+  - name: Slow
+    params: {nodes: 200, initPods: 20, measurePods: 100}
+"""
+
+
+def test_threshold_fails_for_a_filter_that_sleeps(kplugin: Kplugin, tmp_path: Path, scratch: Path) -> None:
+    """The sample, its Filter made to sleep 20 ms per node: each scheduling cycle takes
+    over a second / 16 goroutines * 100 nodes, so the ratio falls far below what the sample
+    itself passes above, and --threshold says so (a workload file this time)."""
+    project = new(tmp_path, OLDEST)
+    plugin = project / "pkg" / "gpu" / "plugin.go"
+    source = plugin.read_text()
+    anchor = "\tnode := nodeInfo.Node()\n"
+    assert anchor in source
+    source = source.replace(anchor, SLEEP + anchor, 1)
+    if '"time"' not in source:
+        source = source.replace("import (\n", 'import (\n\t"time"\n', 1)
+    plugin.write_text(source)
+    (tmp_path / "slow.yaml").write_text(SLOW_WORKLOAD)
+    (tmp_path / "pod.yaml").write_text((REPO / "kplugin" / "data" / "bench" / "pod-default.yaml").read_text())
+    run = kplugin("bench", str(project), "--workload", str(tmp_path / "slow.yaml"), "--threshold", THRESHOLD)
+    assert run.code == 1, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("kplugin: error: throughput ratio 0.") and f"is below --threshold {THRESHOLD}" in last
+    assert "SchedulingBasic/Slow on Kubernetes 1.28.3" in run.stdout
+
+
+# --- an existing cluster ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def plane(sample: Callable[[str], Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A separately started control plane standing in for an existing cluster."""
+    from kplugin.kube.controlplane import ControlPlane, apiserver_binary
+    from kplugin.model.project import load
+
+    apiserver = apiserver_binary(load(sample(OLDEST)), lambda _: None)
+    with ControlPlane(tmp_path_factory.mktemp("cluster"), apiserver, lambda _: None) as started:
+        yield started
+
+
+@pytest.fixture
+def cluster(plane: Any, sample: Callable[[str], Path]) -> tuple[Any, Path, Path]:
+    """(the stand-in cluster's API client, a kubeconfig for it, the sample project)."""
+    return plane.api, plane.kubeconfig(), sample(OLDEST)
+
+
+def labelled(api: Any) -> list[str]:
+    found = []
+    for path in ("/api/v1/nodes", "/api/v1/pods", "/api/v1/namespaces"):
+        items = api.get(f"{path}?labelSelector={LABEL}")["items"]
+        found += [f"{path.rsplit('/', 1)[1]}/{i['metadata']['name']}" for i in items]
+    return found
+
+
+def bench(project: Path, kubeconfig: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CI": "true"}
+    cmd = [sys.executable, "-m", "kplugin", "bench", str(project), "--kubeconfig", str(kubeconfig), *args]
+    return subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default
+    )
+
+
+def test_an_existing_cluster_is_left_as_it_was(cluster: tuple[Any, Path, Path]) -> None:
+    api, kubeconfig, project = cluster
+    before = {n["metadata"]["name"] for n in api.get("/api/v1/namespaces")["items"]}
+    process = bench(project, kubeconfig, "--nodes", "100", "--pods", "100", "--json")
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode == 0, stderr
+    runs = json.loads(stdout)["kplugin"]["runs"]
+    assert [r["attempts"]["scheduled"] for r in runs] == [100, 100]
+    assert labelled(api) == []
+    assert {n["metadata"]["name"] for n in api.get("/api/v1/namespaces")["items"]} == before
+    assert api.get("/api/v1/pods")["items"] == [] and api.get("/api/v1/nodes")["items"] == []
+
+
+def test_an_interrupted_run_is_cleaned_up_too(cluster: tuple[Any, Path, Path]) -> None:
+    api, kubeconfig, project = cluster
+    process = bench(project, kubeconfig, "--nodes", "200", "--pods", "3000")
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:  # interrupt once its pods are being created
+        if process.poll() is not None:
+            pytest.fail(f"bench ended before it was interrupted: {process.communicate()[1]}")
+        if len(api.get(f"/api/v1/pods?labelSelector={LABEL}&limit=50")["items"]) >= 50:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail("no pods were created within 300s")
+    assert labelled(api), "the benchmark's objects exist while it runs"
+    node = api.get(f"/api/v1/nodes?labelSelector={LABEL}&limit=1")["items"][0]
+    assert node["metadata"]["annotations"]["kwok.x-k8s.io/node"] == "fake"  # kwok would keep it up
+    assert node["metadata"]["name"].startswith("kplugin-bench-")
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "kplugin: interrupted"
+    assert labelled(api) == []
+    assert api.get("/api/v1/pods")["items"] == [] and api.get("/api/v1/nodes")["items"] == []
+    # and no scheduler of the benchmark's is left running
+    schedulers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _runs(p, str(project / "bin"))]
+    assert schedulers == []
+
+
+def test_a_cluster_whose_pods_use_the_schedulername_is_refused(cluster: tuple[Any, Path, Path]) -> None:
+    api, kubeconfig, project = cluster
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "theirs"},
+        "spec": {"schedulerName": "gpu", "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.9"}]},
+    }
+    api.create("/api/v1/namespaces/default/pods", pod)
+    try:
+        process = bench(project, kubeconfig, "--nodes", "10", "--pods", "10")
+        _, stderr = process.communicate(timeout=600)
+    finally:
+        api.request("DELETE", "/api/v1/namespaces/default/pods/theirs?gracePeriodSeconds=0")
+    assert process.returncode == 2, stderr
+    assert stderr.strip().splitlines()[-1] == (
+        "kplugin: error: the cluster has pods with schedulerName gpu (e.g. default/theirs): a scheduler of that name "
+        "may be running there; pass --allow-existing-pods to benchmark anyway"
+    )
+    assert labelled(api) == []
+
+
+def _runs(proc: Path, text: str) -> bool:
+    try:
+        return text in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False

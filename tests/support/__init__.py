@@ -1,0 +1,37 @@
+"""What the suites share: the repository's root, the in-process CLI's result (the
+``kplugin`` fixture of conftest.py returns it), a preexec_fn for interrupted children, a
+tree reader. The hostile-input helpers (hostile, hostile_mounts), the stand-in API server
+(fakeapi), the seeded Docker images (dockerenv) and the bad names (names) are modules of
+this package."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def sigint_default() -> None:
+    """preexec_fn for a kplugin a test interrupts: SIGINT back to its default. A shell
+    that runs the suite in the background (``.ci/run &``) leaves SIGINT ignored, children
+    inherit that, and Python then installs no KeyboardInterrupt handler: the signal the
+    test sends would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+
+Kplugin = Callable[..., Run]  # the kplugin fixture: runs the CLI in-process
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under root, by relative path."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

@@ -1,0 +1,396 @@
+# ruff: noqa: E501 - real log lines, verbatim
+"""The replay's parts without a control plane: the scheduler's log lines of the oldest
+and the newest minor (attempts, requeues with their events, preemptions), resource
+arithmetic, label selectors, following pods through watch events, and the comparison
+of two replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kplugin.core.errors import UsageError
+from kplugin.e2e import compare, create, entries, logs, replay, usage
+from kplugin.e2e.logs import Preemption, Requeue
+from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step, StepAction
+from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session, Silent
+from kplugin.e2e.watch import PodState, PodWatch, is_decided, meets
+from kplugin.kube import labelselector
+
+# real lines of kube-scheduler 1.28.3 (schedule_one.go, scheduling_queue.go, preemption.go)
+LOG_1_28 = """\
+I1203 20:40:01.100000       1 schedule_one.go:93] "Attempting to schedule pod" pod="default/waits"
+I1203 20:40:01.100100       1 scheduling_queue.go:699] "Pod moved to an internal scheduling queue" pod="default/waits" event="ScheduleAttemptFailure" queue="Unschedulable"
+I1203 20:40:03.000000       1 scheduling_queue.go:1110] "Pod moved to an internal scheduling queue" pod="default/waits" event="NodeLabelChange" queue="Active" hint=1
+I1203 20:40:03.000100       1 schedule_one.go:93] "Attempting to schedule pod" pod="default/waits"
+I1203 20:40:03.000200       1 schedule_one.go:93] "Attempting to schedule pod" pod="ml/urgent"
+I1203 20:40:03.000300       1 preemption.go:385] "Preemptor Pod preempted victim Pod" preemptor="ml/urgent" victim="default/batch-1" node="gpu-1"
+I1203 20:40:03.000400       1 scheduling_queue.go:537] "Pod moved to an internal scheduling queue" pod="ml/urgent" event="PodAdd" queue="Active"
+"""
+# and of 1.37.2 (the queue logs entities, from active_queue.go and backoff_queue.go)
+LOG_1_37 = """\
+I1203 20:41:01.000000       1 schedule_one.go:117] "Attempting to schedule pod" pod="default/late-2"
+I1203 20:41:01.000100       1 scheduling_queue.go:1137] "Pod moved to an internal scheduling queue" pod="default/late-2" event="ScheduleAttemptFailure" queue="Unschedulable" schedulingCycle=4 hint="QueueSkip" unschedulable plugins=["NodeUnschedulable"]
+I1203 20:41:04.000000       1 active_queue.go:414] "Entity moved to an internal scheduling queue" type="Pod" entity="default/late-2" event="UpdateNodeTaint" queue="Active"
+I1203 20:41:04.000100       1 backoff_queue.go:314] "Entity moved to an internal scheduling queue" type="Pod" entity="default/other" event="AddNode" queue="Backoff"
+I1203 20:41:04.000200       1 schedule_one.go:117] "Attempting to schedule pod" pod="default/late-2"
+I1203 20:41:04.000300       1 executor.go:153] "Preemptor Pod preempted victim Pod" preemptor="default/big" victim="default/small" node="n1"
+"""
+
+
+def test_log_of_the_oldest_minor() -> None:
+    facts = logs.read_log(LOG_1_28.splitlines())
+    assert facts.attempts == {"waits": 2, "ml/urgent": 1}
+    assert facts.requeues == {"waits": [Requeue("NodeLabelChange", "Active", "QueueAfterBackoff")]}, (
+        "own arrivals and failures are not"
+    )
+    assert facts.preempted == {"batch-1": Preemption("ml/urgent", "gpu-1")}
+
+
+def test_log_of_the_newest_minor() -> None:
+    facts = logs.read_log(LOG_1_37.splitlines())
+    assert facts.attempts == {"late-2": 2}
+    assert facts.requeues == {
+        "late-2": [Requeue("UpdateNodeTaint", "Active")],
+        "other": [Requeue("AddNode", "Backoff")],
+    }
+    assert facts.preempted == {"small": Preemption("big", "n1")}
+
+
+# and of 1.32.13 (a real run of tests/integration/test_integration_hints.py): the pod's own arrival
+# is "UnschedulablePodAdd", and the label's move is logged twice, without and with its hint
+LOG_1_32 = """\
+I1203 22:53:50.806517   25273 scheduling_queue.go:587] "Pod moved to an internal scheduling queue" pod="default/waits-for-label" event="UnschedulablePodAdd" queue="Active"
+I1203 22:53:50.806621   25273 schedule_one.go:99] "Attempting to schedule pod" pod="default/waits-for-label"
+I1203 22:53:50.807096   25273 scheduling_queue.go:794] "Pod moved to an internal scheduling queue" pod="default/waits-for-label" event="ScheduleAttemptFailure" queue="Unschedulable" schedulingCycle=2 hint=0 unschedulable plugins={"Gpu":{}}
+I1203 22:53:52.075865   25273 scheduling_queue.go:1124] "Event is not making pod schedulable" pod="default/waits-for-label" event="NodeUpdateNodeLabel"
+I1203 22:53:57.077607   25273 scheduling_queue.go:587] "Pod moved to an internal scheduling queue" pod="default/waits-for-label" event="NodeUpdateNodeLabel" queue="Active"
+I1203 22:53:57.077642   25273 scheduling_queue.go:1130] "Pod moved to an internal scheduling queue" pod="default/waits-for-label" event="NodeUpdateNodeLabel" queue="Active" hint=1
+I1203 22:53:57.077730   25273 schedule_one.go:99] "Attempting to schedule pod" pod="default/waits-for-label"
+"""
+
+
+def test_log_of_a_minor_that_logs_each_move_twice() -> None:
+    """Read as the replay reads the file: lines with their newlines."""
+    facts = logs.read_log(LOG_1_32.splitlines(keepends=True))
+    assert facts.attempts == {"waits-for-label": 2}
+    assert facts.requeues == {"waits-for-label": [Requeue("NodeUpdateNodeLabel", "Active", "QueueAfterBackoff")]}
+
+
+def test_log_keys_map_to_the_scenario() -> None:
+    """On an existing cluster pods live in kplugin's namespaces: the key maps them back."""
+    facts = logs.read_log(LOG_1_28.splitlines(), key=lambda ref: "x" if ref == "ml/urgent" else None)
+    assert facts.attempts == {"x": 1} and facts.preempted == {}
+
+
+def test_quantities() -> None:
+    assert [usage.milli(q) for q in ("1", "500m", "1.5", "2Ki", "1G", "0")] == [1000, 500, 1500, 2048000, 10**12, 0]
+    assert [usage.shown("cpu", a) for a in (1500, 2000)] == ["1500m", "2"]
+    assert usage.shown("memory", 4 * 1024**3 * 1000) == "4Gi" and usage.shown("memory", 1500 * 1000) == "1500"
+    with pytest.raises(ValueError):
+        usage.milli("lots")
+
+
+def test_pod_requests_count_init_and_sidecar_containers_and_overhead() -> None:
+    containers = [{"resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}, {"name": "none"}]
+    init = [
+        {"resources": {"requests": {"cpu": "3"}}},  # alone, before the sidecar
+        {"restartPolicy": "Always", "resources": {"requests": {"cpu": "500m"}}},  # a sidecar
+        {"resources": {"requests": {"cpu": "1", "memory": "4Gi"}}},  # with the sidecar running
+    ]
+    got = usage.pod_requests(containers, init, {"cpu": "100m"})
+    assert got == {"cpu": 3000 + 100, "memory": 4 * 1024**3 * 1000}
+
+
+@pytest.mark.parametrize(
+    ("selector", "labels", "matches"),
+    [
+        ("app=web", {"app": "web"}, True),
+        ("app==web,tier!=db", {"app": "web", "tier": "db"}, False),
+        ("env in (a, b),!canary", {"env": "b"}, True),
+        ("env notin (a),gpu", {"env": "c", "gpu": ""}, True),
+        ("env in (a,b)", {}, False),
+    ],
+)
+def test_label_selectors(selector: str, labels: dict[str, str], matches: bool) -> None:
+    assert labelselector.parse(selector)(labels) is matches
+
+
+def test_a_bad_selector() -> None:
+    with pytest.raises(UsageError, match=r"--reschedule 'app=Web Server': 'app=Web Server' is not"):
+        labelselector.parse("app=Web Server")
+
+
+def event(
+    kind: str, name: str, uid: str = "1", node: str | None = None, **status: object
+) -> tuple[str, dict[str, object]]:
+    return kind, {
+        "metadata": {"name": name, "namespace": "default", "uid": uid},
+        "spec": {"nodeName": node},
+        "status": status,
+    }
+
+
+def test_following_pods_through_watch_events() -> None:
+    watch = PodWatch(client=None, path="", key=lambda ns, name: name)  # type: ignore[arg-type]
+    unschedulable = {"conditions": [{"type": "PodScheduled", "status": "False", "message": "0/3 nodes fit"}]}
+    for kind, obj in (
+        event("ADDED", "a"),
+        event("MODIFIED", "a", node="n1"),
+        event("ADDED", "b"),
+        event("MODIFIED", "b", **unschedulable),
+        event("ADDED", "c"),
+        event("MODIFIED", "c", nominatedNodeName="n2", **unschedulable),
+        event("ADDED", "d", node="n1"),
+        event("DELETED", "d", node="n1"),
+    ):
+        watch._update(kind, obj)
+    states = watch.snapshot()
+    assert (states["a"].node, states["b"].reason, states["c"].nominated) == ("n1", "0/3 nodes fit", "n2")
+    assert [is_decided(states[k]) for k in "abcd"] == [True, True, False, True], "a preemptor waits"
+    assert meets(states["d"], (PREEMPTED,)) and meets(states["b"], (PENDING,))
+    assert not meets(states["a"], ("n2",)) and meets(states["a"], ("n1", "n2"))
+    watch._update(*event("ADDED", "d", uid="2"))  # deleted, then made again by a step
+    assert watch.snapshot()["d"] == PodState(uid="2")
+
+
+def test_log_detail_keeps_the_log_small() -> None:
+    small = Scenario(nodes=(Node("n"),), pods=(Pod("p"),))
+    assert replay.detail_level(small) == (
+        f"{logs.SCORE_VMODULE},{logs.QUEUE_VMODULE}",
+        "scores, attempts, requeues",
+    )
+    big = Scenario(nodes=tuple(Node(f"n{i}") for i in range(5000)), pods=tuple(Pod(f"p{i}") for i in range(50_000)))
+    assert replay.detail_level(big) == (logs.ATTEMPT_VMODULE, "attempts")
+
+
+def placement(pod: str, node: str | None, **more: object) -> PodPlacement:
+    return PodPlacement(pod, node, more.pop("reason", "") if node is None else "", **more)  # type: ignore[arg-type]
+
+
+def session(profile: str, placements: list[PodPlacement]) -> Session:
+    return Session(profile, profile, placements, CreationTotals(10, 1.0), 3, 0.5, "admin")
+
+
+def test_the_comparison_of_two_replays() -> None:
+    from kplugin.e2e.run import Inputs
+    from kplugin.model import project, schedconfig
+
+    nodes = (
+        Node("a", capacity={"cpu": "4", "memory": "8Gi", "pods": "110"}),
+        Node("b", capacity={"cpu": "4", "memory": "8Gi", "pods": "110"}),
+    )
+    pods = tuple(Pod(n, requests={"cpu": "1"}) for n in ("bound", "moves", "stays", "lost", "won", "victim", "gone"))
+    scenario = Scenario(
+        nodes=nodes,
+        pods=pods,
+        steps=(Step(StepAction.DELETE_PODS, pod_keys=(("default", "gone"),)),),
+    )
+    meta = project.parse(nodes[0].name and __import__("pathlib").Path("/x"), {
+        "name": "p", "module": "example.com/p", "kubernetes": "1.28.3", "schedulerName": "p", "image": "p:1",
+        "plugins": [{"name": "P", "extensionPoints": ["filter"]}],
+    })  # fmt: skip
+    inputs = Inputs(meta, scenario, schedconfig.SchedulerConfig(("p",), meta.plugins), None)
+    plugin = session(
+        "plugin",
+        [
+            placement("bound", "a", bound_before=True),
+            placement("moves", "a", scores=(logs.NodeScore("a", 90, {"P": 90}), logs.NodeScore("b", 10, {"P": 10}))),
+            placement("stays", "b"),
+            placement("lost", None, reason="0/2 nodes: P said no"),
+            placement("won", "a"),
+            placement("victim", None, bound_before=True, preempted_by="won", preempted_on="a"),
+            placement("gone", None, deleted=True),
+        ],
+    )
+    default = session(
+        "default",
+        [
+            placement("bound", "a", bound_before=True),
+            placement("moves", "b", scores=(logs.NodeScore("b", 50, {}), logs.NodeScore("a", 50, {}))),
+            placement("stays", "b"),
+            placement("lost", "b"),
+            placement("won", None, reason="0/2 nodes: Insufficient cpu"),
+            placement("victim", "a", bound_before=True),
+            placement("gone", None, deleted=True),
+        ],
+    )
+    result = compare.compare(inputs, plugin, default, 12.0)
+    assert (result.compared, result.same) == (4, 1)
+    assert [c.pod for c in result.moved] == ["moves"]
+    assert [c.pod for c in result.became_unschedulable] == ["lost"]
+    assert [c.pod for c in result.became_schedulable] == ["won"]
+    assert result.victims == {"plugin": [compare.Victim("victim", "won", "a")], "default": []}
+    use = {(u.node, u.resource): (u.plugin, u.default) for u in result.use}
+    assert use == {
+        ("a", "cpu"): (3000, 2000),  # bound, moves, won vs bound, victim
+        ("a", "pods"): (3000, 2000),
+        ("b", "cpu"): (1000, 3000),
+        ("b", "pods"): (1000, 3000),
+    }
+    assert result.totals == {"cpu": (4000, 5000), "pods": (4000, 5000)}
+    text = compare.text(result)
+    assert text.splitlines()[0] == (
+        "what-if on Kubernetes 1.28.3: 4 pod(s) compared: 1 placed alike, 1 moved, 1 became schedulable, "
+        "1 became unschedulable; preempted: plugin 1, default 0"
+    )
+    assert "  moves                          a -> b  (a tie of best scores with the default profile" in text
+    assert "      plugin:  a 90 (P 90); b 10 (P 10)" in text
+    assert "      plugin: 0/2 nodes: P said no" in text and "  victim                         by won on a" in text
+    document = compare.as_json(result)
+    assert document["summary"]["preempted"] == {"plugin": 1, "default": 0}
+    assert document["nodeUse"][0] == {"node": "a", "resource": "cpu", "allocatable": "4", "plugin": "3", "default": "2"}
+    assert document["moved"][0]["default"]["tied"] is True
+    assert PodPlacement("x", None, "", deleted=True).where == DELETED
+
+
+def test_objects_keep_only_what_replays_read() -> None:
+    pv = entries.object_entry(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv-1", "uid": "u", "finalizers": ["kubernetes.io/pv-protection"]},
+            "spec": {"capacity": {"storage": "10Gi"}, "claimRef": {"namespace": "db", "name": "data", "uid": "x",
+                     "resourceVersion": "9"}, "csi": {"driver": "d", "volumeHandle": "h"}},
+            "status": {"phase": "Bound"},
+        }
+    )  # fmt: skip
+    assert pv["spec"]["claimRef"] == {"namespace": "db", "name": "data"} and "status" not in pv
+    assert pv["metadata"] == {"name": "pv-1"}
+    claim = entries.object_entry(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": "gpu", "namespace": "ml"},
+            "spec": {"devices": {"requests": []}},
+            "status": {"allocation": {"devices": {"results": []}}, "reservedFor": [{"uid": "u"}]},
+        }
+    )
+    assert claim["status"] == {"allocation": {"devices": {"results": []}}}, "reservedFor names old uids"
+    pod = entries.pod_entry(
+        {
+            "metadata": {"name": "p", "namespace": "ns"},
+            "spec": {"volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}}, {"name": "cm", "configMap": {}}],
+                     "containers": [{"name": "c"}]},
+        }
+    )  # fmt: skip
+    assert pod is not None and pod["volumes"] == [
+        {"name": "scratch", "persistentVolumeClaim": {"claimName": "p-scratch"}}
+    ]
+
+
+def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
+    """Namespaces and classes first (pods' admission reads them), objects and nodes, then
+    pods, then the statuses objects keep; on an existing cluster in kplugin's namespaces,
+    labelled with the run."""
+    import json
+    import threading
+
+    from support.fakeapi import JsonHandler, serving
+
+    from kplugin.e2e.scenario import load_scenario
+    from kplugin.kube import cluster
+    from kplugin.kube.apiclient import Client, Endpoint
+    from kplugin.kube.kubeconfig import Kubeconfig
+
+    seen: list[tuple[str, str, dict[str, object]]] = []
+    lock = threading.Lock()
+
+    class Handler(JsonHandler):
+        def handle_any(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            with lock:
+                seen.append((self.command, self.path, body))
+            self.answer(201, {})
+
+        do_POST = do_PATCH = handle_any
+
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "namespaces: [{name: ml, labels: {team: ml}}]\n"
+        "priorityClasses: [{name: high, value: 10}]\n"
+        "nodes: [{name: n1}]\n"
+        "pods:\n"
+        "- {name: p, namespace: ml, priorityClassName: high, affinity: {podAffinity: {"
+        "requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: zone, namespaces: [ml]}]}}}\n"
+        "- {name: q, nodeName: n1, overhead: {cpu: 100m}}\n"
+        "objects:\n"
+        "- {apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: b, namespace: ml},\n"
+        "   spec: {minAvailable: 1}, status: {disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1,"
+        " expectedPods: 2}}\n"
+    )
+    loaded = load_scenario(path)
+    with serving(Handler) as url:
+        client = Client(Endpoint(url))
+        config = Kubeconfig(tmp_path, "ctx", {}, {}, {})
+        target = cluster.Existing(config, client, tmp_path / "work", lambda _: None)
+        target.run = "r1"
+        profile = ReplayProfile("plugin", target.scheduler_name("gpu"), {})
+        try:
+            created = create.create_state(loaded, profile, target, Silent())
+            pending = create.queue_order(loaded, [p for p in loaded.pods if not p.node_name])
+            create.create_pending(profile, target, Silent(), pending)
+        finally:
+            client.close()
+    assert created.objects == len(seen) - 1 == 8, "the pending pod comes later, to a running scheduler"
+    order = [(method, url.split("?")[0]) for method, url, _ in seen]
+    first = order[:4]  # namespaces, the class, the overhead's RuntimeClass: in any order among them
+    assert sorted(first) == sorted(
+        [
+            ("POST", "/api/v1/namespaces"),
+            ("POST", "/api/v1/namespaces"),
+            ("POST", "/apis/scheduling.k8s.io/v1/priorityclasses"),
+            ("POST", "/apis/node.k8s.io/v1/runtimeclasses"),
+        ]
+    )
+    assert order[4:6] == [
+        ("POST", "/apis/policy/v1/namespaces/kp-r1-ml/poddisruptionbudgets"),
+        ("POST", "/api/v1/nodes"),
+    ]
+    assert order[6:] == [
+        ("POST", "/api/v1/namespaces/kp-r1-default/pods"),  # q, bound
+        ("PATCH", "/apis/policy/v1/namespaces/kp-r1-ml/poddisruptionbudgets/b/status"),
+        ("POST", "/api/v1/namespaces/kp-r1-ml/pods"),  # p, pending
+    ]
+    namespaces = {b["metadata"]["name"]: b["metadata"]["labels"] for m, u, b in seen if u == "/api/v1/namespaces"}
+    assert namespaces == {
+        "kp-r1-ml": {"team": "ml", "kplugin.dev/replay": "r1"},
+        "kp-r1-default": {"kplugin.dev/replay": "r1"},
+    }
+    pods = {b["metadata"]["name"]: b for m, u, b in seen if u.endswith("/pods")}
+    assert pods["p"]["spec"]["schedulerName"] == "gpu-r1" and pods["p"]["metadata"]["labels"] == {
+        "kplugin.dev/replay": "r1"
+    }
+    term = pods["p"]["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert term["namespaces"] == ["kp-r1-ml"], "affinity terms name kplugin's namespaces"
+    assert pods["q"]["spec"]["nodeName"] == "n1" and pods["q"]["spec"]["runtimeClassName"].startswith(
+        "kplugin-overhead-"
+    )
+    (node,) = [b for m, u, b in seen if u == "/api/v1/nodes"]
+    assert node["metadata"]["labels"] == {"kplugin.dev/replay": "r1"}
+    assert node["metadata"]["annotations"] == {"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}, (
+        "kwok keeps the replay's nodes Ready on an existing cluster"
+    )
+    (status,) = [b for m, u, b in seen if m == "PATCH"]
+    assert status == {"status": {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2}}
+    assert sorted(target.created_namespaces) == ["kp-r1-default", "kp-r1-ml"], "removed afterwards"
+
+
+def test_pending_pods_arrive_in_queue_order() -> None:
+    from kplugin.e2e.scenario import PriorityClass
+
+    scenario = Scenario(
+        nodes=(Node("n"),),
+        pods=(
+            Pod("b"),
+            Pod("a", namespace="z"),
+            Pod("a"),
+            Pod("vip", priority_class="high"),
+            Pod("dns", namespace="kube-system", priority_class="system-node-critical"),
+            Pod("low", priority_class="low"),
+        ),
+        priority_classes=(PriorityClass("high", 1000), PriorityClass("low", -5), PriorityClass("std", 10, True)),
+    )
+    order = [p.key for p in create.queue_order(scenario, scenario.pods)]
+    assert order == ["kube-system/dns", "vip", "a", "b", "z/a", "low"], "the global default's 10 for the others"

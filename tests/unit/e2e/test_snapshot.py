@@ -1,0 +1,389 @@
+"""kplugin snapshot without a cluster: a small HTTP server plays the API server (pages,
+discovery, a kind it forbids), and the scenario written is checked byte for byte; the
+anonymizer keeps every reference matching; kubeconfigs (tokens, token files, exec
+plugins, what is refused); unreachable and unauthorized clusters are one line, exit 1.
+The run against a real control plane is in test_integration_snapshot."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import Kplugin
+from support.fakeapi import JsonHandler, serving
+
+from kplugin.core import yamlio
+from kplugin.core.errors import UsageError
+from kplugin.e2e import entries, scenario, snapshot
+from kplugin.kube import kubeconfig
+
+
+def node(name: str, labels: dict[str, str] | None = None, **status: Any) -> dict[str, Any]:
+    return {
+        "metadata": {
+            "name": name,
+            "uid": f"uid-{name}",
+            "resourceVersion": "12",
+            "labels": {"kubernetes.io/hostname": name, **(labels or {})},
+            "managedFields": [{"manager": "kubelet"}],
+        },
+        "spec": {
+            "taints": [{"key": "gpu", "value": "yes", "effect": "NoSchedule", "timeAdded": "2026-01-01T00:00:00Z"}]
+        },
+        "status": {
+            "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+            "conditions": [{"type": "Ready"}],
+            **status,
+        },
+    }
+
+
+def pod(namespace: str, name: str, node_name: str | None = None, phase: str = "Running", **spec: Any) -> dict[str, Any]:
+    return {
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "uid": f"uid-{name}",
+            "labels": {"app": name.split("-")[0]},
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}", "team": "data"},
+            "ownerReferences": [{"kind": "ReplicaSet", "name": "x", "uid": "u"}],
+        },
+        "spec": {
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "example.com/secret-app:1",
+                    "env": [{"name": "PASSWORD", "value": "hunter2"}],
+                    "resources": {"requests": {"cpu": "100m"}},
+                    "ports": [{"containerPort": 80}, {"containerPort": 9100, "hostPort": 9100}],
+                }
+            ],
+            **({"nodeName": node_name} if node_name else {}),
+            "priority": 0,
+            "schedulerName": "default-scheduler",
+            **spec,
+        },
+        "status": {"phase": phase, "podIP": "10.0.0.1"},
+    }
+
+
+NODES = [node("worker-b"), node("worker-a", {"zone": "eu-1a"})]
+PODS = [
+    pod("shop", "web-1", "worker-a", nodeSelector={"zone": "eu-1a"}),
+    pod("shop", "web-2", affinity={
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["worker-b"]}]}]}},
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname",
+             "namespaces": ["shop", "default"]}]},
+    }, tolerations=[{"key": "gpu", "operator": "Equal", "value": "yes", "effect": "NoSchedule"}]),
+    pod("shop", "gone-1", "worker-z"),  # bound to a node deleted since
+    pod("batch", "done-1", "worker-a", phase="Succeeded"),
+    pod("kube-system", "dns-1", "worker-b"),
+]  # fmt: skip
+NAMESPACES = [
+    {"metadata": {"name": n, "uid": f"uid-{n}", "labels": {"kubernetes.io/metadata.name": n, "tier": "prod"}}}
+    for n in ("shop", "batch", "kube-system", "default")
+]
+PRIORITY_CLASSES = [
+    {"metadata": {"name": "system-node-critical"}, "value": 2000001000},
+    {"metadata": {"name": "gold", "uid": "u"}, "value": 1000, "preemptionPolicy": "PreemptLowerPriority"},
+]
+PDBS = [
+    {
+        "metadata": {"name": "web", "namespace": "shop", "uid": "u", "generation": 3},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+        "status": {"disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1,
+                   "observedGeneration": 3, "conditions": [{"type": "DisruptionAllowed"}]},
+    }
+]  # fmt: skip
+LISTS = {
+    "/api/v1/nodes": NODES,
+    "/api/v1/pods": PODS,
+    "/api/v1/namespaces": NAMESPACES,
+    "/apis/scheduling.k8s.io/v1/priorityclasses": PRIORITY_CLASSES,
+    "/apis/policy/v1/poddisruptionbudgets": PDBS,
+}
+SERVED = ["policy/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1", "resource.k8s.io/v1beta1"]
+
+
+class Fake:
+    def __init__(self) -> None:
+        self.pages: list[str] = []
+        self.token = "secret-token"
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[tuple[Fake, Path]]:
+    fake = Fake()
+
+    class Handler(JsonHandler):
+        def do_GET(self) -> None:
+            if self.headers.get("Authorization") != f"Bearer {fake.token}":
+                return self.answer(401, {"kind": "Status", "message": "Unauthorized", "reason": "Unauthorized"})
+            url = urllib.parse.urlsplit(self.path)
+            query = urllib.parse.parse_qs(url.query)
+            if url.path == "/version":
+                return self.answer(200, {"gitVersion": "v1.30.2"})
+            if url.path == "/apis":
+                groups = [{"versions": [{"groupVersion": v}]} for v in SERVED]
+                return self.answer(200, {"groups": groups})
+            if url.path == "/api/v1/namespaces/kube-system":
+                return self.answer(200, {"metadata": {"name": "kube-system", "uid": "cluster-key-123"}})
+            if url.path == "/apis/storage.k8s.io/v1/csinodes":
+                return self.answer(403, {"message": 'csinodes.storage.k8s.io is forbidden: User "x" cannot list'})
+            items = LISTS.get(url.path, [])
+            limit = int(query.get("limit", ["500"])[0])
+            start = int(query.get("continue", ["0"])[0])
+            fake.pages.append(f"{url.path}@{start}")
+            page = items[start : start + limit]
+            more = str(start + limit) if start + limit < len(items) else ""
+            return self.answer(200, {"metadata": {"continue": more}, "items": json.loads(json.dumps(page))})
+
+    with serving(Handler) as url:
+        yield fake, write_kubeconfig(tmp_path, url, {"token": fake.token})
+
+
+def write_kubeconfig(tmp_path: Path, server: str, user: dict[str, Any], name: str = "kubeconfig") -> Path:
+    path = tmp_path / name
+    path.write_text(
+        yamlio.dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "c", "cluster": {"server": server}}],
+                "users": [{"name": "u", "user": user}],
+                "contexts": [
+                    {"name": "ctx", "context": {"cluster": "c", "user": "u"}},
+                    {"name": "other", "context": {}},
+                ],
+                "current-context": "ctx",
+            }
+        )
+    )
+    return path
+
+
+def test_snapshot_writes_what_the_scheduler_reads(
+    kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kplugin.kube import apiclient
+
+    fake, config = api
+    out = tmp_path / "snap.json"
+    monkeypatch.setattr(apiclient, "LIST_PAGE", 2)  # pages of two
+    run = kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out))
+    assert run.code == 0, run.stderr
+    assert "/api/v1/pods@4" in fake.pages, "listed page by page"
+    lines = run.stderr.splitlines()
+    assert "note: DRA objects left out: the cluster serves resource.k8s.io/v1beta1" in "\n".join(lines)
+    assert "note: csinodes left out: " in run.stderr
+    assert "note: 1 pod(s) bound to nodes that no longer exist left out" in run.stderr
+    assert lines[-1].startswith(
+        "snapshot of Kubernetes v1.30.2: 4 namespaces, 1 priorityClasses, 2 nodes, 3 pods, 1 objects"
+    )
+    text = out.read_text()
+    assert text.splitlines()[0] == '{"source":{"anonymized":false,"kubernetes":"v1.30.2"},'
+    for secret in ("hunter2", "secret-app", "uid-", "managedFields", "last-applied", "10.0.0.1", "ownerReferences"):
+        assert secret not in text, secret
+    document = json.loads(text)
+    assert [n["name"] for n in document["nodes"]] == ["worker-a", "worker-b"], "sorted"
+    assert [(p["namespace"], p["name"]) for p in document["pods"]] == [
+        ("kube-system", "dns-1"),
+        ("shop", "web-1"),
+        ("shop", "web-2"),
+    ]
+    web1 = document["pods"][1]
+    assert web1 == {
+        "name": "web-1",
+        "namespace": "shop",
+        "labels": {"app": "web"},
+        "annotations": {"team": "data"},
+        "nodeName": "worker-a",
+        "nodeSelector": {"zone": "eu-1a"},
+        "containers": [
+            {
+                "name": "app",
+                "resources": {"requests": {"cpu": "100m"}},
+                "ports": [{"containerPort": 9100, "hostPort": 9100}],
+            }
+        ],
+    }
+    assert document["nodes"][0]["taints"] == [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]
+    assert {"name": "shop", "labels": {"tier": "prod"}} in document["namespaces"]
+    assert document["priorityClasses"] == [{"name": "gold", "value": 1000}]
+    (pdb,) = document["objects"]
+    assert pdb["status"] == {"disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}
+    assert pdb["metadata"] == {"name": "web", "namespace": "shop"}
+    loaded = scenario.load_scenario(out)  # a scenario e2e reads
+    assert [p.key for p in loaded.pods] == ["kube-system/dns-1", "shop/web-1", "shop/web-2"]
+    assert loaded.objects[0].status == pdb["status"]
+    again = tmp_path / "again.json"
+    assert kplugin("snapshot", "--kubeconfig", str(config), "-o", str(again)).code == 0
+    assert again.read_bytes() == out.read_bytes()
+    # stdout and --namespace
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--namespace", "shop")
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["source"] == {"anonymized": False, "kubernetes": "v1.30.2", "namespaces": "shop"}
+
+
+def test_anonymized_snapshot_keeps_references(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:
+    _, config = api
+    out = tmp_path / "masked.json"
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--anonymize", "--keep-label", "zone", "-o", str(out))
+    assert run.code == 0, run.stderr
+    text = out.read_text()
+    for hidden in ("worker-a", "worker-b", "web-1", '"shop"', '"data"', '"prod"', '"yes"'):
+        assert hidden not in text, hidden
+    document = json.loads(text)
+    nodes = {n["name"]: n for n in document["nodes"]}
+    for name, entry in nodes.items():
+        assert entry["labels"]["kubernetes.io/hostname"] == name, "the hostname label is the node's name again"
+    pods = {p["name"]: p for p in document["pods"]}
+    assert "kube-system" in {p["namespace"] for p in pods.values()}, "Kubernetes' own namespaces keep their names"
+    web1 = next(p for p in pods.values() if "nodeSelector" in p)
+    assert web1["nodeSelector"] == {"zone": "eu-1a"}, "--keep-label keeps the values of that key"
+    assert web1["nodeName"] in nodes and nodes[web1["nodeName"]]["labels"]["zone"] == "eu-1a"
+    web2 = next(p for p in pods.values() if "affinity" in p)
+    term = web2["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+    assert term["matchFields"][0]["values"][0] in nodes, "matchFields metadata.name: a node's new name"
+    anti = web2["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert anti["labelSelector"]["matchLabels"]["app"] == web1["labels"]["app"], "selectors still select"
+    assert anti["namespaces"] == [web2["namespace"], "default"]
+    assert web2["tolerations"][0]["value"] == next(iter(nodes.values()))["taints"][0]["value"], (
+        "tolerations still match"
+    )
+    assert [c["name"] for c in web2["containers"]] == ["c0"]
+    assert document["source"]["anonymized"] is True
+    scenario.load_scenario(out)
+    # the key is the cluster's kube-system uid by default; another --salt gives other names
+    again = tmp_path / "again.json"
+    assert (
+        kplugin("snapshot", "--kubeconfig", str(config), "--anonymize", "--keep-label", "zone", "-o", str(again)).code
+        == 0
+    )
+    assert again.read_bytes() == out.read_bytes()
+    salted = tmp_path / "salted.json"
+    assert kplugin("snapshot", "--kubeconfig", str(config), "--anonymize", "--salt", "s3", "-o", str(salted)).code == 0
+    assert {n["name"] for n in json.loads(salted.read_text())["nodes"]}.isdisjoint(nodes)
+
+
+def test_anonymizer_is_one_keyed_hash() -> None:
+    a = snapshot.Anonymizer("k", ("team",))
+    assert a.word("node-1") == a.word("node-1") != snapshot.Anonymizer("j", ()).word("node-1")
+    assert a.labels({"team": "ml", "app": "web", "empty": ""}) == {"team": "ml", "app": a.word("web"), "empty": ""}
+    assert a.value(entries.NAMESPACE_NAME_LABEL, "kube-system") == "kube-system"
+    assert a.value(entries.NAMESPACE_NAME_LABEL, "shop") == a.word("shop") == a.namespace("shop")
+    assert len(a.word("x" * 300)) == 16
+
+
+def test_unreachable_and_unauthorized_clusters_are_one_line(
+    kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path
+) -> None:
+    import socket
+
+    fake, config = api
+    fake.token = "rotated"
+    run = kplugin("snapshot", "--kubeconfig", str(config))
+    assert run.code == 1, run.stderr
+    (line,) = [x for x in run.stderr.splitlines() if not x.startswith("snapshot of ")]
+    assert line.startswith("kplugin: error: the API server at http://127.0.0.1:")
+    assert f"(context ctx of {config}) refused the credentials (401 Unauthorized): Unauthorized" in line
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    closed = write_kubeconfig(tmp_path, f"https://127.0.0.1:{port}", {"token": "t"}, "closed")
+    assert kplugin("new", "gpu", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path)).code == 0
+    project = tmp_path / "gpu"
+    for command in (["snapshot", "--kubeconfig", str(closed)], ["e2e", str(project), "--kubeconfig", str(closed)]):
+        run = kplugin(*command)
+        assert run.code == 1, run.stderr
+        errors = [x for x in run.stderr.splitlines() if x.startswith("kplugin:")]
+        assert errors == [
+            f"kplugin: error: cannot reach the API server at https://127.0.0.1:{port} (context ctx of {closed}): "
+            "Connection refused"
+        ]
+        assert "Traceback" not in run.stderr
+    assert not (project / "bin").exists(), "e2e stops before it builds anything"
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        (["--namespace", "Shop"], "--namespace 'Shop' is not a DNS-1123 label"),
+        (["--keep-label", "bad key"], "--keep-label 'bad key' is not a qualified name"),
+        (["--salt", "x"], "--salt and --keep-label go with --anonymize"),
+        (["--anonymize", "--salt", ""], "--salt '' is empty"),
+        (["--context", "nope"], "no context named 'nope'"),
+        (["--context", "other"], "no cluster named None"),
+        (["--kubeconfig", "/nonexistent/k"], "--kubeconfig /nonexistent/k: no such file"),
+    ],
+)
+def test_bad_snapshot_options(kplugin: Kplugin, api: tuple[Fake, Path], options: list[str], needle: str) -> None:
+    _, config = api
+    args = options if "--kubeconfig" in options else ["--kubeconfig", str(config), *options]
+    run = kplugin("snapshot", *args)
+    assert run.code == 2, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert needle in line, line
+
+
+def test_an_existing_output_needs_force(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:
+    _, config = api
+    out = tmp_path / "o.json"
+    out.write_text("keep me")
+    run = kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out))
+    assert run.code == 2 and "exists; pass --force" in run.stderr
+    assert out.read_text() == "keep me"
+    assert kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out), "--force").code == 0
+
+
+def test_a_failed_snapshot_writes_nothing(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:
+    fake, config = api
+    fake.token = "wrong"
+    out = tmp_path / "o.json"
+    assert kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out)).code == 1
+    assert list(tmp_path.glob("*o.json*")) == []
+
+
+# --- kubeconfigs -------------------------------------------------------------------------------
+
+
+def test_kubeconfig_credentials(tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("from-a-file\n")
+    path = write_kubeconfig(tmp_path, "https://example.com:6443", {"tokenFile": "token"})
+    config = kubeconfig.load(path)
+    assert kubeconfig.endpoint(config).token == "from-a-file"
+    narrowed = config.narrowed()
+    assert narrowed["current-context"] == "ctx" and len(narrowed["contexts"]) == 1
+    assert narrowed["users"][0]["user"]["tokenFile"] == str(token_file), "made absolute for the scheduler"
+    plugin = tmp_path / "get-token"
+    plugin.write_text(
+        '#!/bin/sh\necho "$KUBERNETES_EXEC_INFO" >' + str(tmp_path / "info") + "\n"
+        'echo \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",'
+        '"status":{"token":"exec-token"}}\'\n'
+    )
+    plugin.chmod(0o755)
+    path = write_kubeconfig(tmp_path, "https://example.com", {"exec": {"command": str(plugin), "args": ["--x"]}})
+    assert kubeconfig.endpoint(kubeconfig.load(path)).token == "exec-token"
+    assert json.loads((tmp_path / "info").read_text())["kind"] == "ExecCredential"
+
+
+@pytest.mark.parametrize(
+    ("user", "server", "needle"),
+    [
+        ({"auth-provider": {"name": "gcp"}}, "https://x", "authenticates with auth-provider, which kplugin does not"),
+        ({"username": "u", "password": "p"}, "https://x", "authenticates with username"),
+        ({"token": "t"}, "ftp://x", "has no https:// server"),
+        ({"client-certificate-data": "!!!"}, "https://x", "client-certificate-data is not base64"),
+    ],
+)
+def test_kubeconfigs_refused(tmp_path: Path, user: dict[str, Any], server: str, needle: str) -> None:
+    path = write_kubeconfig(tmp_path, server, user)
+    with pytest.raises(UsageError, match=needle):
+        kubeconfig.endpoint(kubeconfig.load(path))
