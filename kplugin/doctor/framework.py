@@ -9,7 +9,8 @@ from pathlib import Path
 from kplugin.doctor.context import Context
 from kplugin.doctor.rules import Problem
 from kplugin.generate import gosource
-from kplugin.model.spec import ExtensionPoint, PluginSpec
+from kplugin.model import points
+from kplugin.model.spec import PluginSpec
 
 # What the framework removed or deprecated, as --api native code would spell it (layer
 # code goes through internal/fw, which kplugin keeps current): pattern, minor from which
@@ -73,7 +74,7 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
     scheduling queue uses them, SignPod where it batches pods, none of the API it removed."""
     facts = ctx.target.facts
     minor = (ctx.target.version.major, ctx.target.version.minor)
-    signing = (ExtensionPoint.PRE_FILTER, ExtensionPoint.FILTER, ExtensionPoint.PRE_SCORE, ExtensionPoint.SCORE)
+    signing = points.where("signs")  # in cycle order, as the message lists them
     for plugin in ctx.project.plugins:
         sources = _plugin_sources(ctx, plugin)
         if facts.hints_on_by_default:
