@@ -177,9 +177,12 @@ def _check_options(
 def _scenario(target: "Target", scenario: Path | None, reschedule: str | None, matcher: "Matcher | None") -> "Scenario":
     """The scenario, its bound pods that --reschedule matches made pending again."""
     from kplugin.cli.console import note
-    from kplugin.e2e import run
+    from kplugin.e2e import run, snapshot
 
     loaded = run.read_scenario(scenario, target.version.minor)
+    lacking = snapshot.unread_note(loaded.source)
+    if lacking:
+        note(f"{scenario}: {lacking}")
     if matcher is not None:
         loaded, count = loaded.rescheduled(matcher)
         if not count:

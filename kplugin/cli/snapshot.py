@@ -17,6 +17,8 @@ EPILOG = """Examples:
 
   kplugin snapshot --anonymize --keep-label example.com/gpu -o shareable.json
 
+  kplugin snapshot --anonymize --anonymize-drivers -o bug-report.json   # driver names hashed too
+
   kplugin e2e gpu-aware --scenario cluster.json --compare default   # what would the plugin change?
 """
 
@@ -31,7 +33,15 @@ Namespaces = Annotated[
     typer.Option("--namespace", "-n", help="Only this namespace's pods and objects (repeatable; nodes: all)."),
 ]
 Anonymize = Annotated[
-    bool, typer.Option("--anonymize", help="Rename nodes, pods, namespaces; replace label and annotation values.")
+    bool,
+    typer.Option("--anonymize", help="Hash every name and value that identifies the cluster; references still match."),
+]
+AnonymizeDrivers = Annotated[
+    bool,
+    typer.Option(
+        "--anonymize-drivers",
+        help="With --anonymize: hash driver, provisioner and extended resource names too (kept by default).",
+    ),
 ]
 Salt = Annotated[
     str | None,
@@ -53,6 +63,7 @@ def snapshot(
     anonymize: Anonymize = False,
     salt: Salt = None,
     keep_label: KeepLabels = None,
+    anonymize_drivers: AnonymizeDrivers = False,
 ) -> None:
     """Export a real cluster's scheduling state (nodes, pods, classes, volumes, DRA) as an e2e scenario."""
     import sys
@@ -64,7 +75,7 @@ def snapshot(
     from kplugin.kube import apiclient
     from kplugin.kube import kubeconfig as kubeconfigs
 
-    _check_options(namespace, anonymize, salt, keep_label)
+    _check_options(namespace, anonymize, salt, keep_label, anonymize_drivers)
     destination = safefs.output_target(output, "--output", force=force) if output is not None else None
     config = kubeconfigs.load(kubeconfig or _default_kubeconfig(), context)
     client = apiclient.Client(kubeconfigs.endpoint(config), timeout=60)
@@ -73,12 +84,14 @@ def snapshot(
         anonymize=anonymize,
         salt=salt,
         keep_labels=tuple(keep_label or ()),
+        anonymize_drivers=anonymize_drivers,
     )
     chunks: list[bytes] = []
     with Reporter(f"snapshot of {config.server} (context {config.context})…") as reporter:
         try:
             if destination is not None:
-                with safefs.atomic_writer(destination) as handle:
+                # owner-only (0600) whatever the umask: a snapshot describes a whole cluster
+                with safefs.atomic_writer(destination, new_mode=0o600) as handle:
                     result = snapshots.take(client, request, handle.write, reporter.count)
             else:
                 result = snapshots.take(client, request, chunks.append, reporter.count)
@@ -94,11 +107,16 @@ def snapshot(
         f"snapshot of Kubernetes {result.kubernetes}: {counts} ({result.bytes:,} bytes) in {result.seconds}s"
         + (f"; wrote {output}" if output is not None else "")
         + ("; anonymized" if anonymize else "")
+        + (" (drivers too)" if anonymize_drivers else "")
     )
 
 
 def _check_options(
-    namespace: list[str] | None, anonymize: bool, salt: str | None, keep_label: list[str] | None
+    namespace: list[str] | None,
+    anonymize: bool,
+    salt: str | None,
+    keep_label: list[str] | None,
+    anonymize_drivers: bool = False,
 ) -> None:
     from kplugin.core import names
     from kplugin.core.errors import UsageError
@@ -113,6 +131,8 @@ def _check_options(
             raise UsageError(f"--keep-label {key[:60]!r} {problem}")
     if (salt is not None or keep_label) and not anonymize:
         raise UsageError("--salt and --keep-label go with --anonymize")
+    if anonymize_drivers and not anonymize:
+        raise UsageError("--anonymize-drivers goes with --anonymize; add --anonymize")
     if salt is not None and not salt:
         raise UsageError("--salt '' is empty; give a secret, or leave it out for the cluster's own")
 

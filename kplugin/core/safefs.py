@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path, PurePosixPath
 
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 
 # Limits on what kplugin parses: far above any real file of each kind, far below what
 # would take seconds or gigabytes.
@@ -219,7 +219,7 @@ def check_writable_target(root: Path, relative: str | PurePosixPath, *, replace:
             f"{path} is {_kind(mode)} where kplugin writes a file; move it away (kplugin never replaces it)"
         )
     if not replace:
-        raise UsageError(f"{path} exists; pass --force to overwrite it")
+        raise UsageError(f"{path} exists; pass {Setting.FORCE} to overwrite it")
     if not mode & stat.S_IWUSR:
         raise UsageError(f"{path} is read-only; make it writable (chmod u+w) or move it away")
     return path
@@ -248,7 +248,7 @@ def output_target(path: Path, what: str, *, force: bool, must_exist: bool = Fals
     if not stat.S_ISREG(info.st_mode):
         raise UsageError(f"{what} {path} is {_kind(info.st_mode)}; kplugin only writes regular files")
     if not must_exist and not force:
-        raise UsageError(f"{what} {path} exists; pass --force to overwrite it")
+        raise UsageError(f"{what} {path} exists; pass {Setting.FORCE} to overwrite it")
     return real
 
 
@@ -260,10 +260,12 @@ def write_atomic(path: Path, content: bytes) -> None:
 
 
 @contextmanager
-def atomic_writer(path: Path) -> Iterator[io.BufferedWriter]:
+def atomic_writer(path: Path, new_mode: int | None = None) -> Iterator[io.BufferedWriter]:
     """Write the regular file ``path`` (resolved by ``output_target``) as a stream: into
     a temporary file beside it, which replaces it when the block ends, and is removed
-    when the block fails (Ctrl-C too). For outputs too big to build in memory."""
+    when the block fails (Ctrl-C too). For outputs too big to build in memory. The old
+    file's mode is kept; a new one gets ``new_mode`` whatever the umask (0600 for what
+    only its owner may read: the temporary file is 0600 from the start), else the umask's."""
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as err:
@@ -272,7 +274,8 @@ def atomic_writer(path: Path) -> Iterator[io.BufferedWriter]:
         with os.fdopen(fd, "wb") as handle:
             yield handle
         mode = lstat_mode(path)
-        os.chmod(tmp, (mode & 0o7777) if mode is not None else 0o666 & ~current_umask())
+        fresh = new_mode if new_mode is not None else 0o666 & ~current_umask()
+        os.chmod(tmp, (mode & 0o7777) if mode is not None else fresh)
         os.replace(tmp, path)
     except OSError as err:
         with suppress(OSError):

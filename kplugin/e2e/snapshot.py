@@ -9,19 +9,16 @@ becomes a scenario entry (kplugin.e2e.entries: status, managedFields, uids and
 resourceVersions dropped), and the scenario is written as JSON with one entry per line,
 each section sorted by name: the same cluster gives the same bytes.
 
-``anonymize`` renames nodes, pods and namespaces and replaces label, annotation and
-taint values, all through one keyed hash (HMAC-SHA256), so that every reference still
-matches: a pod's nodeName and its node, a selector and the labels it selects, the
-hostname label and the node's name. Label keys are kept, and the values of the keys in
-``keep_labels``; Kubernetes' own namespaces keep their names. The key is ``salt``, by
-default the uid of the cluster's kube-system namespace: the same cluster gives the same
-names, which nobody without access to the cluster can reverse by guessing.
+``anonymize`` applies kplugin.e2e.anonymize's table to every entry: each field kept,
+hashed through one keyed hash (HMAC-SHA256), renamed by position or dropped, so that
+every reference still matches (see that module). The key is ``salt``, by default the uid
+of the cluster's kube-system namespace: the same cluster gives the same names, which
+nobody without access to the cluster can reverse by guessing. The header records the
+kinds the snapshot could not read (``unread``), so a replay can say what it lacks.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import time
 from collections.abc import Callable
@@ -30,7 +27,7 @@ from typing import Any
 
 from kplugin.core.errors import OperationError
 from kplugin.e2e import entries
-from kplugin.e2e.scenario import EXISTING_NAMESPACES
+from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import kinds
 from kplugin.kube.apiclient import ApiError, Client
 
@@ -43,6 +40,7 @@ class Request:
     anonymize: bool = False
     salt: str | None = None
     keep_labels: tuple[str, ...] = ()
+    anonymize_drivers: bool = False  # hash driver, provisioner and extended resource names too
 
 
 @dataclass
@@ -50,228 +48,9 @@ class Result:
     kubernetes: str
     counts: dict[str, int] = field(default_factory=dict)  # section -> entries written
     notes: list[str] = field(default_factory=list)
+    unread: dict[str, str] = field(default_factory=dict)  # plural -> why not (forbidden, not served)
     seconds: float = 0.0
     bytes: int = 0
-
-
-class Anonymizer:
-    """One keyed hash for every name and value (see the module docstring)."""
-
-    def __init__(self, salt: str, keep_labels: tuple[str, ...]) -> None:
-        self.key = salt.encode()
-        self.keep = frozenset(keep_labels)
-        self._memo: dict[str, str] = {}
-
-    def word(self, value: str) -> str:
-        if not value:
-            return value
-        found = self._memo.get(value)
-        if found is None:
-            digest = hmac.new(self.key, value.encode(), hashlib.sha256).hexdigest()
-            found = self._memo[value] = "a" + digest[:15]
-        return found
-
-    def namespace(self, value: str) -> str:
-        return value if value in EXISTING_NAMESPACES else self.word(value)
-
-    def value(self, key: str, value: Any) -> Any:
-        """A label value (or a selector's value) under ``key``."""
-        if not isinstance(value, str) or key in self.keep:
-            return value
-        if key == entries.NAMESPACE_NAME_LABEL:
-            return self.namespace(value)
-        return self.word(value)
-
-    def labels(self, labels: Any) -> Any:
-        if not isinstance(labels, dict):
-            return labels
-        return {k: self.value(k, v) for k, v in labels.items()}
-
-    def annotations(self, annotations: Any) -> Any:
-        if not isinstance(annotations, dict):
-            return annotations
-        return {k: self.word(v) if isinstance(v, str) else v for k, v in annotations.items()}
-
-    def requirements(self, requirements: Any) -> Any:
-        if not isinstance(requirements, list):
-            return requirements
-        out = []
-        for req in requirements:
-            if isinstance(req, dict) and isinstance(req.get("values"), list):
-                req = {**req, "values": [self.value(str(req.get("key")), v) for v in req["values"]]}
-            out.append(req)
-        return out
-
-    def fields(self, requirements: Any) -> Any:
-        """matchFields: metadata.name is a node's name."""
-        if not isinstance(requirements, list):
-            return requirements
-        return [
-            {**r, "values": [self.word(v) if isinstance(v, str) else v for v in r.get("values") or []]}
-            if isinstance(r, dict)
-            else r
-            for r in requirements
-        ]
-
-    def selector(self, selector: Any) -> Any:
-        if not isinstance(selector, dict):
-            return selector
-        out = dict(selector)
-        if "matchLabels" in out:
-            out["matchLabels"] = self.labels(out["matchLabels"])
-        if "matchExpressions" in out:
-            out["matchExpressions"] = self.requirements(out["matchExpressions"])
-        return out
-
-    def node_terms(self, terms: Any) -> Any:
-        if not isinstance(terms, list):
-            return terms
-        out = []
-        for term in terms:
-            if isinstance(term, dict):
-                term = {
-                    **term,
-                    **(
-                        {"matchExpressions": self.requirements(term["matchExpressions"])}
-                        if "matchExpressions" in term
-                        else {}
-                    ),
-                    **({"matchFields": self.fields(term["matchFields"])} if "matchFields" in term else {}),
-                }
-            out.append(term)
-        return out
-
-    def pod_terms(self, terms: Any) -> Any:
-        if not isinstance(terms, list):
-            return terms
-        out = []
-        for term in terms:
-            if isinstance(term, dict):
-                term = dict(term)
-                for key in ("labelSelector", "namespaceSelector"):
-                    if key in term:
-                        term[key] = self.selector(term[key])
-                if isinstance(term.get("namespaces"), list):
-                    term["namespaces"] = [self.namespace(n) for n in term["namespaces"]]
-            out.append(term)
-        return out
-
-    def affinity(self, affinity: Any) -> Any:
-        if not isinstance(affinity, dict):
-            return affinity
-        out = dict(affinity)
-        node = out.get("nodeAffinity")
-        if isinstance(node, dict):
-            node = dict(node)
-            required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
-            if isinstance(required, dict):
-                node["requiredDuringSchedulingIgnoredDuringExecution"] = {
-                    **required,
-                    "nodeSelectorTerms": self.node_terms(required.get("nodeSelectorTerms")),
-                }
-            preferred = node.get("preferredDuringSchedulingIgnoredDuringExecution")
-            if isinstance(preferred, list):
-                node["preferredDuringSchedulingIgnoredDuringExecution"] = [
-                    {**p, "preference": self.node_terms([p.get("preference")])[0]} if isinstance(p, dict) else p
-                    for p in preferred
-                ]
-            out["nodeAffinity"] = node
-        for kind in ("podAffinity", "podAntiAffinity"):
-            section = out.get(kind)
-            if isinstance(section, dict):
-                section = dict(section)
-                key = "requiredDuringSchedulingIgnoredDuringExecution"
-                if key in section:
-                    section[key] = self.pod_terms(section[key])
-                key = "preferredDuringSchedulingIgnoredDuringExecution"
-                if isinstance(section.get(key), list):
-                    section[key] = [
-                        {**p, "podAffinityTerm": self.pod_terms([p.get("podAffinityTerm")])[0]}
-                        if isinstance(p, dict)
-                        else p
-                        for p in section[key]
-                    ]
-                out[kind] = section
-        return out
-
-    def taints(self, taints: Any) -> Any:
-        if not isinstance(taints, list):
-            return taints
-        return [
-            {**t, "value": self.value(str(t.get("key")), t["value"])} if isinstance(t, dict) and "value" in t else t
-            for t in taints
-        ]
-
-    def entry(self, section: str, entry: dict[str, Any]) -> dict[str, Any]:
-        out = dict(entry)
-        if section == "objects":
-            return self.kube_object(out)
-        if section in ("nodes", "pods"):
-            out["name"] = self.word(str(out["name"]))
-        if section == "namespaces":
-            out["name"] = self.namespace(str(out["name"]))
-        if "namespace" in out:
-            out["namespace"] = self.namespace(str(out["namespace"]))
-        for key in ("labels", "nodeSelector"):
-            if key in out:
-                out[key] = self.labels(out[key])
-        if "annotations" in out:
-            out["annotations"] = self.annotations(out["annotations"])
-        if "taints" in out:
-            out["taints"] = self.taints(out["taints"])
-        if "tolerations" in out:
-            out["tolerations"] = self.taints(out["tolerations"])
-        if "nodeName" in out:
-            out["nodeName"] = self.word(str(out["nodeName"]))
-        if "affinity" in out:
-            out["affinity"] = self.affinity(out["affinity"])
-        if isinstance(out.get("topologySpreadConstraints"), list):
-            out["topologySpreadConstraints"] = [
-                {**c, "labelSelector": self.selector(c["labelSelector"])}
-                if isinstance(c, dict) and "labelSelector" in c
-                else c
-                for c in out["topologySpreadConstraints"]
-            ]
-        for key, prefix in (("containers", "c"), ("initContainers", "init")):
-            if isinstance(out.get(key), list):
-                out[key] = [{**c, "name": f"{prefix}{i}"} if isinstance(c, dict) else c for i, c in enumerate(out[key])]
-        return out
-
-    def kube_object(self, entry: dict[str, Any]) -> dict[str, Any]:
-        meta = dict(entry.get("metadata") or {})
-        kind = entry.get("kind")
-        if "namespace" in meta:
-            meta["namespace"] = self.namespace(str(meta["namespace"]))
-        if kind in ("CSINode",):  # named after its node
-            meta["name"] = self.word(str(meta["name"]))
-        if "labels" in meta:
-            meta["labels"] = self.labels(meta["labels"])
-        if "annotations" in meta:
-            meta["annotations"] = self.annotations(meta["annotations"])
-        out = {**entry, "metadata": meta}
-        spec = out.get("spec")
-        if isinstance(spec, dict):
-            spec = dict(spec)
-            if kind == "PodDisruptionBudget" and "selector" in spec:
-                spec["selector"] = self.selector(spec["selector"])
-            if kind == "PersistentVolume":
-                ref = spec.get("claimRef")
-                if isinstance(ref, dict) and "namespace" in ref:
-                    spec["claimRef"] = {**ref, "namespace": self.namespace(str(ref["namespace"]))}
-                affinity = spec.get("nodeAffinity")
-                if isinstance(affinity, dict) and isinstance(affinity.get("required"), dict):
-                    required = affinity["required"]
-                    spec["nodeAffinity"] = {
-                        **affinity,
-                        "required": {
-                            **required,
-                            "nodeSelectorTerms": self.node_terms(required.get("nodeSelectorTerms")),
-                        },
-                    }
-            if kind == "ResourceSlice" and isinstance(spec.get("nodeName"), str):
-                spec["nodeName"] = self.word(spec["nodeName"])
-            out["spec"] = spec
-        return out
 
 
 # --- reading the cluster -------------------------------------------------------------------
@@ -292,6 +71,21 @@ def _line(entry: dict[str, Any]) -> str:
 
 
 SECTIONS = ("namespaces", "priorityClasses", "nodes", "pods", "objects")
+UNREAD = "unread"  # the header's key: the kinds the snapshot could not read, and why
+
+
+def unread_text(unread: dict[str, str]) -> str:
+    """ "csinodes (forbidden), deviceclasses (not served)": sorted, one string (a
+    scenario's source holds strings, numbers and booleans)."""
+    return ", ".join(f"{plural} ({why})" for plural, why in sorted(unread.items()))
+
+
+def unread_note(source: dict[str, Any]) -> str | None:
+    """What a replay of a snapshot lacks, from its header, or None."""
+    unread = source.get(UNREAD)
+    if not isinstance(unread, str) or not unread:
+        return None
+    return f"the snapshot could not read {unread[:500]}: the replay has none of those objects"
 
 
 def take(client: Client, request: Request, write: Callable[[bytes], object], progress: Counter) -> Result:
@@ -309,7 +103,7 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
             raise OperationError(
                 f"--anonymize: cannot read the kube-system namespace's uid for a key ({err}); give --salt"
             ) from None
-    anonymizer = Anonymizer(salt or "", request.keep_labels) if request.anonymize else None
+    anonymizer = Anonymizer(salt or "", request.keep_labels, request.anonymize_drivers) if request.anonymize else None
     wanted = set(request.namespaces)
     lines: dict[str, list[tuple[tuple[Any, ...], str]]] = {s: [] for s in SECTIONS}
     bound_nodes: list[tuple[str, str]] = []  # (pod's key, its node), checked at the end
@@ -324,6 +118,8 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
         if entry is None:
             return
         if anonymizer is not None:
+            if section == "pods":
+                anonymizer.pod_object(obj)  # its ephemeral claims, named after it, come later
             entry = anonymizer.entry(section, entry)
         meta = entry.get("metadata") if section == "objects" else entry
         assert isinstance(meta, dict)
@@ -337,6 +133,7 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
     for info in listed:
         what = info.plural
         if info.api_version not in served:
+            result.unread[info.plural] = "not served"
             if info.group == "resource.k8s.io":
                 others = sorted(v for v in served if v.startswith("resource.k8s.io/"))
                 if others:
@@ -360,6 +157,7 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
             except ApiError as err:
                 if err.status in (403, 404) and info.kind not in kinds.CORE:
                     result.notes.append(f"{info.plural} left out: {err}")
+                    result.unread[info.plural] = "forbidden" if err.status == 403 else "not served"
                     break
                 raise
         progress(what, count, count)
@@ -370,7 +168,12 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
         lines["pods"] = [(key, line) for key, line in lines["pods"] if f"{key[1]}/{key[2]}" not in orphans]
     source: dict[str, Any] = {"kubernetes": result.kubernetes, "anonymized": request.anonymize}
     if wanted:
-        source["namespaces"] = ",".join(sorted(wanted))
+        shown = sorted(anonymizer.namespace(n) for n in wanted) if anonymizer is not None else sorted(wanted)
+        source["namespaces"] = ",".join(shown)
+    if request.anonymize_drivers:
+        source["anonymizedDrivers"] = True
+    if result.unread:
+        source[UNREAD] = unread_text(result.unread)
     written = 0
 
     def emit(text: str) -> None:

@@ -1,7 +1,9 @@
 """kplugin snapshot without a cluster: a small HTTP server plays the API server (pages,
 discovery, a kind it forbids), and the scenario written is checked byte for byte; the
 anonymizer keeps every reference matching; kubeconfigs (tokens, token files, exec
-plugins, what is refused); unreachable and unauthorized clusters are one line, exit 1.
+plugins, what is refused); unreachable and unauthorized clusters are one line, exit 1;
+files are 0600 whatever the umask; the header names the kinds not read, and e2e says so.
+The table of --anonymize is tested in test_anonymize.
 The run against a real control plane is in test_integration_snapshot."""
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from support.fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
 from kplugin.core.errors import UsageError
-from kplugin.e2e import entries, scenario, snapshot
+from kplugin.e2e import anonymizer, entries, scenario
 from kplugin.kube import kubeconfig
 
 
@@ -187,7 +189,10 @@ def test_snapshot_writes_what_the_scheduler_reads(
         "snapshot of Kubernetes v1.30.2: 4 namespaces, 1 priorityClasses, 2 nodes, 3 pods, 1 objects"
     )
     text = out.read_text()
-    assert text.splitlines()[0] == '{"source":{"anonymized":false,"kubernetes":"v1.30.2"},'
+    assert text.splitlines()[0] == (
+        '{"source":{"anonymized":false,"kubernetes":"v1.30.2","unread":"csinodes (forbidden), '
+        'deviceclasses (not served), resourceclaims (not served), resourceslices (not served)"},'
+    )
     for secret in ("hunter2", "secret-app", "uid-", "managedFields", "last-applied", "10.0.0.1", "ownerReferences"):
         assert secret not in text, secret
     document = json.loads(text)
@@ -228,7 +233,12 @@ def test_snapshot_writes_what_the_scheduler_reads(
     # stdout and --namespace
     run = kplugin("snapshot", "--kubeconfig", str(config), "--namespace", "shop")
     assert run.code == 0, run.stderr
-    assert json.loads(run.stdout)["source"] == {"anonymized": False, "kubernetes": "v1.30.2", "namespaces": "shop"}
+    source = json.loads(run.stdout)["source"]
+    assert {k: v for k, v in source.items() if k != "unread"} == {
+        "anonymized": False,
+        "kubernetes": "v1.30.2",
+        "namespaces": "shop",
+    }
 
 
 def test_anonymized_snapshot_keeps_references(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:
@@ -273,8 +283,8 @@ def test_anonymized_snapshot_keeps_references(kplugin: Kplugin, api: tuple[Fake,
 
 
 def test_anonymizer_is_one_keyed_hash() -> None:
-    a = snapshot.Anonymizer("k", ("team",))
-    assert a.word("node-1") == a.word("node-1") != snapshot.Anonymizer("j", ()).word("node-1")
+    a = anonymizer.Anonymizer("k", ("team",))
+    assert a.word("node-1") == a.word("node-1") != anonymizer.Anonymizer("j", ()).word("node-1")
     assert a.labels({"team": "ml", "app": "web", "empty": ""}) == {"team": "ml", "app": a.word("web"), "empty": ""}
     assert a.value(entries.NAMESPACE_NAME_LABEL, "kube-system") == "kube-system"
     assert a.value(entries.NAMESPACE_NAME_LABEL, "shop") == a.word("shop") == a.namespace("shop")
@@ -387,3 +397,59 @@ def test_kubeconfigs_refused(tmp_path: Path, user: dict[str, Any], server: str, 
     path = write_kubeconfig(tmp_path, server, user)
     with pytest.raises(UsageError, match=needle):
         kubeconfig.endpoint(kubeconfig.load(path))
+
+
+# --- the file's mode, what the snapshot could not read -------------------------------------------
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000])
+@pytest.mark.parametrize("anonymize", [False, True], ids=["plain", "anonymized"])
+def test_snapshot_files_are_owner_only(
+    kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path, umask: int, anonymize: bool
+) -> None:
+    import os
+    import stat
+
+    _, config = api
+    out = tmp_path / "snap.json"
+    previous = os.umask(umask)
+    try:
+        options = ["--anonymize"] if anonymize else []
+        assert kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out), *options).code == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o600, "a new snapshot: its owner's only"
+        out.chmod(0o640)
+        assert kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out), "--force", *options).code == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o640, "--force keeps the existing file's mode"
+    finally:
+        os.umask(previous)
+
+
+def test_the_header_says_what_the_snapshot_could_not_read_and_e2e_says_so(
+    kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, config = api
+    out = tmp_path / "snap.json"
+    assert kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out)).code == 0
+    unread = json.loads(out.read_text())["source"]["unread"]
+    assert unread == (
+        "csinodes (forbidden), deviceclasses (not served), resourceclaims (not served), resourceslices (not served)"
+    )
+    assert scenario.load_scenario(out).source["unread"] == unread
+    assert kplugin("new", "gpu", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path)).code == 0
+    monkeypatch.setenv("PATH", str(tmp_path))  # no etcd: e2e stops after reading its inputs
+    monkeypatch.delenv("KPLUGIN_ETCD", raising=False)
+    run = kplugin("e2e", str(tmp_path / "gpu"), "--scenario", str(out))
+    assert run.code == 1, run.stderr
+    notes = [line for line in run.stderr.splitlines() if "could not read" in line]
+    assert notes == [f"note: {out}: the snapshot could not read {unread}: the replay has none of those objects"]
+
+
+def test_anonymize_drivers_goes_with_anonymize(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:
+    _, config = api
+    out = tmp_path / "o.json"
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--anonymize-drivers", "-o", str(out))
+    assert run.code == 2
+    assert run.stderr.strip().splitlines() == [
+        "kplugin: error: --anonymize-drivers goes with --anonymize; add --anonymize"
+    ]
+    assert not out.exists()
