@@ -3,7 +3,8 @@ state built on a real local control plane, snapshotted through a real kubeconfig
 replayed with the project's profile and the default one; a committed kubectl List
 replayed the same way (with a preemption); ordered steps with the scheduler's attempts
 and requeues; and a replay on an existing cluster (--kubeconfig), cleaned up afterwards
-also on Ctrl-C. etcd is Debian's; kube-apiserver is built from the project's pin (kept
+also on Ctrl-C; an anonymized snapshot replayed as the plain one (RuntimeClass, PVC
+selector, topology, DRA). etcd is Debian's; kube-apiserver is built from the project's pin (kept
 in the session's cache, shared with test_integration_e2e)."""
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, Kplugin, sigint_default
+from support import REPO, Kplugin, refcluster, sigint_default
 
 from kplugin.core import yamlio
 from kplugin.e2e import scenario
-from kplugin.kube import controlplane
+from kplugin.e2e.anonymizer import Anonymizer
+from kplugin.kube import controlplane, kinds
 from kplugin.kube.apiclient import Client
 from kplugin.model.versions import resolve, supported_releases
 
@@ -448,3 +450,81 @@ def test_replay_on_an_existing_cluster(kplugin: Kplugin, cluster: tuple[Cluster,
     assert code == 130, [*seen, rest]
     assert rest.strip().splitlines()[-1] == "kplugin: interrupted", rest
     assert nodes_left(c) == [] and replay_pods_left(c) == []
+
+
+# --- an anonymized snapshot replays as the plain one does -----------------------------------
+
+SALT = "integration-key"
+
+
+def placements(diff: dict[str, Any], rename: Any) -> dict[str, Any]:
+    """What a --compare default diff says, with pod and node names passed through ``rename``."""
+
+    def pod_name(key: str) -> str:
+        return "/".join(rename(part) for part in key.split("/"))
+
+    changes = {
+        kind: sorted(
+            (pod_name(c["pod"]), rename(c["plugin"].get("node") or ""), rename(c["default"].get("node") or ""))
+            for c in diff[kind]
+        )
+        for kind in ("moved", "becameSchedulable", "becameUnschedulable")
+    }
+    use = sorted((rename(u["node"]), u["resource"], u["plugin"], u["default"]) for u in diff["nodeUse"])
+    return {"summary": diff["summary"], "totals": diff["totals"], "use": use, **changes}
+
+
+def test_an_anonymized_snapshot_replays_as_the_plain_one(kplugin: Kplugin, tmp_path: Path, scratch: Path) -> None:
+    """tests/support/refcluster on a real control plane of the newest minor (DRA is served
+    from 1.34): a RuntimeClass whose node selector and toleration the pod carries (the API
+    server refuses the pod if they disagree), a claim with a label selector bound to a local
+    PV on n-a, a StorageClass with allowed topologies and a CSIStorageCapacity (the claim of
+    a gated pod's ephemeral volume), a DeviceClass whose CEL compares an attribute value,
+    n-a's ResourceSlice and a claim on it. The plain and the anonymized snapshot, replayed
+    with --compare default, give the same diff and every pod the same node, names mapped
+    through the same keyed hash."""
+    from kplugin.model.project import load
+
+    project = new(kplugin, tmp_path, NEWEST)
+    apiserver = controlplane.apiserver_binary(load(project), lambda _: None)
+    work = tmp_path / "cluster"
+    work.mkdir()
+    with controlplane.ControlPlane(work, apiserver, lambda _: None) as plane:
+        c = Cluster(plane, plane.kubeconfig())
+        try:
+            for obj in refcluster.objects(dra=True):
+                info = kinds.ALL[obj["kind"]]
+                c.create(info.path(obj["metadata"].get("namespace")), obj)
+            plain, hidden = tmp_path / "plain.json", tmp_path / "hidden.json"
+            run = kplugin("snapshot", "--kubeconfig", str(c.kubeconfig), "-o", str(plain))
+            assert run.code == 0, run.stderr
+            run = kplugin(
+                "snapshot", "--kubeconfig", str(c.kubeconfig), "-o", str(hidden), "--anonymize", "--salt", SALT,
+                "--keep-label", "example.com/accelerator",
+            )  # fmt: skip
+            assert run.code == 0, run.stderr
+        finally:
+            c.client.close()
+    text = hidden.read_text()
+    for secret in (*refcluster.SECRETS, "n-a", "sandboxed", "gold-data", "train-gpu"):
+        assert secret not in text, secret
+    a = Anonymizer(SALT, ("example.com/accelerator",))
+    args = ["--args", str(tmp_path / "args.yaml"), "--compare", "default", "--json"]
+    diffs = []
+    for snapshot_file in (plain, hidden):
+        run = kplugin("e2e", str(project), "--scenario", str(snapshot_file), *args)
+        assert run.code == 0, run.stderr
+        diffs.append(json.loads(run.stdout))
+    assert placements(diffs[1], lambda name: name) == placements(diffs[0], a.namespace)
+    assert diffs[0]["summary"]["compared"] >= 3, diffs[0]["summary"]
+    # every pod's node, one profile: the RuntimeClass's, the volume's and the claim's pods on n-a
+    nodes = []
+    for snapshot_file in (plain, hidden):
+        run = kplugin("e2e", str(project), "--scenario", str(snapshot_file), "--args", str(tmp_path / "args.yaml"),
+                      "--json")  # fmt: skip
+        assert run.code == 0, run.stderr
+        nodes.append({p["pod"]: p["node"] for p in json.loads(run.stdout)["pods"]})
+    for pod in ("shop/sandboxed", "shop/uses-gold", "shop/train"):
+        assert nodes[0][pod] == "n-a", nodes[0]
+    assert nodes[1] == {"/".join(map(a.namespace, k.split("/"))): a.word(v) if v else v for k, v in nodes[0].items()}
+    assert list(scratch.iterdir()) == []

@@ -1,0 +1,217 @@
+"""What ``kplugin snapshot --anonymize`` costs against a plain snapshot (issue 26): the
+output's size and the time to take it, on the committed kubectl List
+(tests/data/kubectl-list.yaml) and on a generated cluster of 5,000 nodes, their pods,
+volumes, storage and DRA objects. Two ways, each mode ``--repeat`` times, the fastest
+kept: ``served``, the objects served as JSON pages of 500 by the stand-in API server of
+the unit tests (tests/support/fakeapi) and read by kplugin's own client, as a snapshot
+of a cluster reads them (without the network); and ``direct``, the objects handed to
+kplugin.e2e.snapshot.take from memory: kplugin's own work alone, the worst case for the
+ratio.
+
+    python benchmarks/anonymize.py                        # 5,000 nodes, 50,000 pods
+    python benchmarks/anonymize.py --nodes 500 --pods 5000 --repeat 3   # a quick look
+
+Prints the sizes, the times and the ratios anonymized / plain (the goal: within 1.2x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+sys.path.insert(0, str(REPO / "tests"))
+
+from support.fakeapi import JsonHandler, serving  # noqa: E402
+
+from kplugin.core import yamlio  # noqa: E402
+from kplugin.e2e import snapshot  # noqa: E402
+from kplugin.kube import apiclient, kinds  # noqa: E402
+
+LIST = REPO / "tests" / "data" / "kubectl-list.yaml"
+SERVED = ["policy/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1", "resource.k8s.io/v1"]
+
+
+class Stub:
+    """What snapshot.take asks of an API client, answered from memory."""
+
+    def __init__(self, objects: list[dict[str, Any]]) -> None:
+        self.lists: dict[str, list[dict[str, Any]]] = {}
+        for obj in objects:
+            self.lists.setdefault(kinds.ALL[obj["kind"]].path(), []).append(obj)
+
+    def get(self, path: str) -> Any:
+        if path == "/version":
+            return {"gitVersion": "v1.37.2"}
+        if path == "/apis":
+            return {"groups": [{"versions": [{"groupVersion": v}]} for v in SERVED]}
+        return {"metadata": {"name": "kube-system", "uid": "bench-uid"}}
+
+    def list_pages(self, path: str) -> Iterator[dict[str, Any]]:
+        yield from self.lists.get(path, [])
+
+
+def generated(nodes: int, pods: int) -> list[dict[str, Any]]:
+    """A cluster of ``nodes`` nodes (a GPU node in four, tainted, with a ResourceSlice),
+    ``pods`` pods bound to them, a local PersistentVolume and its claim per 10 nodes."""
+    zones = ["eu-1a", "eu-1b", "eu-1c"]
+    found: list[dict[str, Any]] = [
+        {"kind": "Namespace", "metadata": {"name": f"team-{t}", "labels": {"team": f"t{t}"}}} for t in range(10)
+    ]
+    found.append({"kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000})
+    found.append({"kind": "StorageClass", "metadata": {"name": "local"}, "provisioner": "kubernetes.io/no-provisioner"})
+    cel = 'device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100"'
+    found.append(
+        {"kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": cel}}]}}
+    )
+    for i in range(nodes):
+        name = f"node-{i:05d}"
+        labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zones[i % 3], "pool": f"p{i % 7}"}
+        capacity = {"cpu": "32", "memory": "128Gi", "pods": "110"}
+        spec: dict[str, Any] = {}
+        if i % 4 == 0:
+            capacity["example.com/gpu"] = "8"
+            spec["taints"] = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+            devices = [{"name": f"gpu-{d}", "attributes": {"model": {"string": "a100"}}} for d in range(8)]
+            found.append(
+                {
+                    "kind": "ResourceSlice",
+                    "metadata": {"name": f"{name}-gpu"},
+                    "spec": {"driver": "gpu.example.com", "nodeName": name, "pool": {"name": name}, "devices": devices},
+                }
+            )
+        status = {"capacity": capacity, "allocatable": capacity, "conditions": [{"type": "Ready", "status": "True"}]}
+        found.append(
+            {
+                "kind": "Node",
+                "metadata": {"name": name, "uid": f"uid-{i}", "labels": labels, "annotations": {"a": "b"}},
+                "spec": spec,
+                "status": status,
+            }
+        )
+        if i % 10 == 0:
+            affinity = {"key": "kubernetes.io/hostname", "operator": "In", "values": [name]}
+            found.append(
+                {
+                    "kind": "PersistentVolume",
+                    "metadata": {"name": f"pv-{i}", "labels": {"tier": "ssd"}},
+                    "spec": {
+                        "capacity": {"storage": "100Gi"},
+                        "local": {"path": f"/mnt/disks/{i}"},
+                        "storageClassName": "local",
+                        "claimRef": {"namespace": "team-0", "name": f"data-{i}"},
+                        "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [affinity]}]}},
+                    },
+                }
+            )
+            found.append(
+                {
+                    "kind": "PersistentVolumeClaim",
+                    "metadata": {"name": f"data-{i}", "namespace": "team-0"},
+                    "spec": {
+                        "storageClassName": "local",
+                        "volumeName": f"pv-{i}",
+                        "selector": {"matchLabels": {"tier": "ssd"}},
+                    },
+                }
+            )
+    for i in range(pods):
+        requests = {"cpu": "500m", "memory": "1Gi"}
+        spec = {
+            "nodeName": f"node-{i % nodes:05d}",
+            "containers": [{"name": "app", "image": "example.com/app:1", "resources": {"requests": requests}}],
+            "affinity": {
+                "podAntiAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": 10,
+                            "podAffinityTerm": {
+                                "labelSelector": {"matchLabels": {"app": f"app-{i % 200}"}},
+                                "topologyKey": "kubernetes.io/hostname",
+                            },
+                        }
+                    ]
+                }
+            },
+        }
+        meta = {"name": f"pod-{i:06d}", "namespace": f"team-{i % 10}", "labels": {"app": f"app-{i % 200}"}}
+        found.append({"kind": "Pod", "metadata": meta, "spec": spec, "status": {"phase": "Running"}})
+    return found
+
+
+def served(stub: Stub) -> type[JsonHandler]:
+    """A handler answering ``stub``'s lists as the API server does, in pages."""
+    import json
+    import urllib.parse
+
+    class Handler(JsonHandler):
+        def do_GET(self) -> None:
+            url = urllib.parse.urlsplit(self.path)
+            query = urllib.parse.parse_qs(url.query)
+            if url.path not in stub.lists:
+                return self.answer(200, stub.get(url.path) if not url.query else {"metadata": {}, "items": []})
+            items = stub.lists[url.path]
+            limit, start = int(query.get("limit", ["500"])[0]), int(query.get("continue", ["0"])[0])
+            more = str(start + limit) if start + limit < len(items) else ""
+            body = json.dumps({"metadata": {"continue": more}, "items": items[start : start + limit]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+def measure(objects: list[dict[str, Any]], anonymize: bool, repeat: int, url: str | None) -> tuple[int, float]:
+    """(bytes written, the fastest of ``repeat`` runs in seconds); through the API server
+    at ``url``, or from memory."""
+    best, size = float("inf"), 0
+    for _ in range(repeat):
+        chunks: list[bytes] = []
+        client: Any = Stub(objects) if url is None else apiclient.Client(apiclient.Endpoint(url, token="t"))
+        request = snapshot.Request(anonymize=anonymize, salt="bench-key")
+        started = time.perf_counter()
+        snapshot.take(client, request, chunks.append, lambda *_: None)
+        best = min(best, time.perf_counter() - started)
+        size = sum(len(c) for c in chunks)
+        if url is not None:
+            client.close()
+    return size, best
+
+
+def report(title: str, objects: list[dict[str, Any]], repeat: int) -> None:
+    print(f"{title}: {len(objects):,} objects")
+    with serving(served(Stub(objects))) as url:
+        for way, where in (("served", url), ("direct", None)):
+            plain_size, plain_time = measure(objects, False, repeat, where)
+            masked_size, masked_time = measure(objects, True, repeat, where)
+            print(
+                f"  {way}: plain {plain_size:,} bytes in {plain_time:.3f}s; anonymized {masked_size:,} bytes in "
+                f"{masked_time:.3f}s; ratio: size {masked_size / plain_size:.2f}x, time {masked_time / plain_time:.2f}x"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=50000)
+    parser.add_argument("--repeat", type=int, default=3)
+    options = parser.parse_args()
+    listed = yamlio.parse(LIST.read_text(), str(LIST))["items"]
+    report("kubectl List (tests/data/kubectl-list.yaml)", listed, max(options.repeat, 20))
+    report(
+        f"generated: {options.nodes:,} nodes, {options.pods:,} pods",
+        generated(options.nodes, options.pods),
+        options.repeat,
+    )
+
+
+if __name__ == "__main__":
+    main()
