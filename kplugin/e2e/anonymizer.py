@@ -15,6 +15,12 @@ from kplugin.e2e.scenario import EXISTING_NAMESPACES
 
 _DROP = object()
 Fn = Callable[[Any, Any, int], Any]  # (value, the mapping it is in, its position) -> new value or _DROP
+
+
+def _keep(value: Any, parent: Any, index: int) -> Any:
+    return value
+
+
 _LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 _KEPT_CALL = re.compile(r"\b(?:quantity|semver|isQuantity|isSemver)\(\s*$")  # "1Gi", "1.0.0" keep their meaning
 _DRIVER_LEFT = re.compile(r"device\.driver\s*[!=]=\s*$")
@@ -54,9 +60,17 @@ class Anonymizer:
         return self.word(value)
 
     def labels(self, labels: Any) -> Any:
-        if not isinstance(labels, dict):
+        if labels.__class__ is not dict:
             return _DROP
-        return {k: self.value(k, v) for k, v in labels.items()}
+        keep, memo, out = self.keep, self._memo, {}
+        for key, value in labels.items():  # self.value, inlined: labels are most of the work
+            if value.__class__ is not str or key in keep or not value:
+                out[key] = value
+            elif key == entries.NAMESPACE_NAME_LABEL:
+                out[key] = self.namespace(value)
+            else:
+                out[key] = memo.get(value) or self.word(value)
+        return out
 
     def resources(self, found: Any) -> Any:
         if not isinstance(found, dict):
@@ -140,17 +154,18 @@ class Anonymizer:
     def _compile(self, rule: Rule) -> Fn:
         if isinstance(rule, dict):
             fields = {key: self._compile(sub) for key, sub in rule.items() if sub is not Act.DROP}
-            kept = frozenset(key for key, sub in rule.items() if sub is Act.KEEP)
+            find = fields.get
 
             def mapping(value: Any, parent: Any, index: int) -> Any:
-                if not isinstance(value, dict):
+                if value.__class__ is not dict:
                     return _DROP
                 out = {}
                 for key, item in value.items():
-                    if key in kept:
+                    fn = find(key)
+                    if fn is _keep:
                         out[key] = item
-                    elif key in fields:
-                        new = fields[key](item, value, index)
+                    elif fn is not None:
+                        new = fn(item, value, index)
                         if new is not _DROP:
                             out[key] = new
                 return out
@@ -173,7 +188,7 @@ class Anonymizer:
 
     def _act(self, act: Act) -> Fn:
         if act is Act.KEEP:
-            return lambda value, parent, index: value
+            return _keep
         if act is Act.LABELS:
             return lambda value, parent, index: self.labels(value)
         if act is Act.ATTRIBUTES:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Kplugin, refcluster
+from support import REPO, Kplugin, refcluster
 from support.fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
@@ -149,6 +149,9 @@ def as_object(kind: str, built: dict[str, Any]) -> dict[str, Any]:
 
 def test_the_table_covers_every_kind_the_snapshot_reads() -> None:
     assert set(anonymize.TABLE) == set(kinds.ALL)
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("### `kplugin snapshot`") : readme.index("### `kplugin bench`")]
+    assert [kind for kind in anonymize.TABLE if kind not in section] == [], "the README's table names every kind"
 
 
 @pytest.mark.parametrize("drivers", [False, True], ids=["default", "anonymize-drivers"])
@@ -205,6 +208,7 @@ def test_references_still_match(
         assert secret not in text, secret
     a = Anonymizer(SALT, (), drivers)
     assert document["source"]["namespaces"] == a.word("shop"), "the header's namespaces are hashed too"
+    assert document["source"].get("anonymizedDrivers", False) is drivers
     objects = by_kind(document)
     nodes = {n["name"]: n for n in document["nodes"]}
     node_a = nodes[a.word("n-a")]
