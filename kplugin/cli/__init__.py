@@ -218,9 +218,11 @@ def _report(err: Exception) -> int:
     if code is not None:
         return code
     if isinstance(err, KpluginError):
-        sys.stderr.write(f"kplugin: error: {err}\n")
+        from kplugin.cli.flags import message, render
+
+        sys.stderr.write(f"kplugin: error: {message(err)}\n")
         for line in err.details:
-            sys.stderr.write(f"  {line}\n")
+            sys.stderr.write(f"  {render(line)}\n")
         if isinstance(err, ToolError) and state.debug:
             sys.stderr.write(err.tail + "\n")
         return err.exit_code

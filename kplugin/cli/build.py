@@ -149,18 +149,20 @@ class _Steps:
     @contextmanager
     def building(self, project: "Project", choice: "Choice") -> Iterator["Progress"]:
         from kplugin.cli.console import status
+        from kplugin.cli.flags import render
 
-        with status(f"building with {choice.builder} ({choice.reason})") as update:
+        with status(f"building with {choice.builder} ({render(choice.reason)})") as update:
             yield lambda step: update(f"{step} ({time.monotonic() - self.started:.0f}s)")
 
 
 def _print(result: "BuildResult", as_json: bool, seconds: float) -> None:
     from kplugin.cli.console import out, say
+    from kplugin.cli.flags import render
 
     if as_json:
-        out(json.dumps(result.as_dict(), indent=2, sort_keys=True) + "\n")
+        out(json.dumps({**result.as_dict(), "reason": render(result.reason)}, indent=2, sort_keys=True) + "\n")
         return
-    say(f"Built with {result.builder} ({result.reason}) in {seconds:.0f}s")
+    say(f"Built with {result.builder} ({render(result.reason)}) in {seconds:.0f}s")
     if result.image:
         say(f"  image     {result.image} ({result.image_id}) user {result.image_user}")
     for binary in result.binaries:

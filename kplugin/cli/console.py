@@ -75,7 +75,10 @@ def print_table(table: Any) -> None:
 
 
 def note(text: str) -> None:
-    say(f"[yellow]note:[/] {text}")
+    """A note; the settings a library note names are spelled as flags."""
+    from kplugin.cli.flags import render
+
+    say(f"[yellow]note:[/] {render(text)}")
 
 
 @contextmanager

@@ -23,13 +23,17 @@ def doctor(
     ] = False,
 ) -> None:
     """Find what silently breaks scheduler plugins in production. Exit 1 on any error."""
+    from dataclasses import replace
+
     from kplugin import doctor
     from kplugin.cli.console import out, print_table, say
+    from kplugin.cli.flags import render
     from kplugin.model import project as projects
     from kplugin.model.versions import resolve
 
     if list_rules:
-        rules = doctor.list_rules()
+        # the settings the rules name, spelled as flags
+        rules = [replace(r, why=render(r.why), fix=render(r.fix)) for r in doctor.list_rules()]
         if as_json:
             out(json.dumps([{"id": r.id, "check": r.check, "severity": r.severity, "why": r.why, "fix": r.fix}
                             for r in rules], indent=2) + "\n")  # fmt: skip
@@ -46,7 +50,11 @@ def doctor(
 
         check_binary(binary)
     target = resolve(k8s, need_templates=False) if k8s is not None else project.target
-    findings = doctor.run(project, target, config, binary)
+    # the settings the library's text names, spelled as flags
+    findings = [
+        replace(f, what=render(f.what), why=render(f.why), fix=render(f.fix))
+        for f in doctor.run(project, target, config, binary)
+    ]
     errors = sum(f.severity == doctor.ERROR for f in findings)
     if as_json:
         out(json.dumps(doctor.as_json(findings), indent=2) + "\n")
