@@ -17,7 +17,7 @@ from typing import Any
 from kplugin.bench.loadgen import CreationStats, PooledCreation, RateLimiter
 from kplugin.bench.ops import CreateNodes
 from kplugin.bench.plan import BenchInputs, BenchProgress, Settings
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.kube.apiclient import ApiError, Client, query
 from kplugin.kube.cluster import KWOK_ANNOTATIONS
 
@@ -241,6 +241,6 @@ def check_cluster(cluster: BenchCluster, inputs: BenchInputs) -> None:
             meta = found[0]["metadata"]
             raise UsageError(
                 f"the cluster has pods with schedulerName {profile.scheduler_name} (e.g. {meta['namespace']}/"
-                f"{meta['name']}): a scheduler of that name may be running there; pass --allow-existing-pods "
+                f"{meta['name']}): a scheduler of that name may be running there; pass {Setting.ALLOW_EXISTING_PODS} "
                 "to benchmark anyway"
             )

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 
 # Far above what one machine (or a kwok cluster) holds, far below what would run for
 # days: Kubernetes documents 5,000 nodes and 150,000 pods per cluster.
@@ -144,19 +144,21 @@ class Workload:
         """This workload for ``nodes`` nodes (the cluster's createNodes ops keep their
         shares) and ``pods`` measured pods (the other createPods ops keep their
         proportion to them)."""
-        check_count(nodes, "--nodes", MAX_NODES, "nodes")
-        check_count(pods, "--pods", MAX_PODS, "pods")
+        check_count(nodes, Setting.NODES, MAX_NODES, "nodes")
+        check_count(pods, Setting.PODS, MAX_PODS, "pods")
         ops = list(self.ops)
         if nodes is not None:
             leading = self.cluster_nodes
             if not leading:
-                raise UsageError(f"--nodes: workload {self.title} creates no nodes before its other ops")
+                raise UsageError(f"{Setting.NODES}: workload {self.title} creates no nodes before its other ops")
             for i, count in enumerate(_shares(nodes, [op.count for op in leading])):
                 ops[i] = replace(leading[i], count=count)
         if pods is not None:
             measured = self.measured_pods
             if measured == 0:
-                raise UsageError(f"--pods: workload {self.title} measures no pods (no createPods with collectMetrics)")
+                raise UsageError(
+                    f"{Setting.PODS}: workload {self.title} measures no pods (no createPods with collectMetrics)"
+                )
             shares = iter(_shares(pods, [op.count for op in self.measured]))
             for i, op in enumerate(ops):
                 if isinstance(op, CreatePods):

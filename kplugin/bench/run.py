@@ -45,7 +45,7 @@ from kplugin.bench.scheduler import Scheduler, peak_rss
 from kplugin.bench.shaped import plugin_workload
 from kplugin.config import render
 from kplugin.core import yamlio
-from kplugin.core.errors import KpluginError, OperationError, UsageError
+from kplugin.core.errors import KpluginError, OperationError, Setting, UsageError
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
 from kplugin.kube.controlplane import ControlPlane
@@ -236,11 +236,12 @@ def load_workload(choice: str, case: str | None) -> Workload | None:
     path = Path(choice)
     if choice in workloads.BUILT_IN and not path.exists():
         if case is not None:
-            raise UsageError(f"--case is for a workload file; {choice} is a built-in workload")
+            raise UsageError(f"{Setting.CASE} is for a workload file; {choice} is a built-in workload")
         return None if choice == "plugin" else workloads.built_in(choice)
     if not path.exists() and "/" not in choice and not choice.endswith((".yaml", ".yml", ".json")):
         raise UsageError(
-            f"--workload {choice[:60]!r}: no such built-in workload ({', '.join(workloads.BUILT_IN)}) and no such file"
+            f"{Setting.WORKLOAD} {choice[:60]!r}: no such built-in workload ({', '.join(workloads.BUILT_IN)}) "
+            "and no such file"
         )
     return workloads.load(path, case)
 
@@ -260,8 +261,8 @@ def prepare(
     """Everything a benchmark needs from the user, read and checked before anything is
     built or started: the workload (cheap) first, then the kubeconfig, then the
     profiles (whose args the plugins' Go code decodes)."""
-    check_count(nodes, "--nodes", MAX_NODES, "nodes")
-    check_count(pods, "--pods", MAX_PODS, "pods")
+    check_count(nodes, Setting.NODES, MAX_NODES, "nodes")
+    check_count(pods, Setting.PODS, MAX_PODS, "pods")
     loaded = load_workload(choice, case)
     cluster_config = endpoint = None
     if kubeconfig is not None:

@@ -59,7 +59,7 @@ from kplugin.bench.ops import (
 )
 from kplugin.bench.templates import DEFAULT_NODE, TemplateFiles, data_dir
 from kplugin.core import names, safefs, yamlio
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 
 SUPPORTED = ("createNodes", "createNamespaces", "createPods", "barrier", "churn", "sleep")
 # scheduler_perf's other ops (1.28 to 1.37): named as such when a file uses them
@@ -346,7 +346,7 @@ def parse(document: Any, source: str, base: Path | None, case: str | None) -> Wo
 
 def load(path: Path, case: str | None = None) -> Workload:
     """A workload from a performance-config file (see the module docstring)."""
-    document = yamlio.load_file(path, "--workload", limit=safefs.SMALL_FILE)
+    document = yamlio.load_file(path, Setting.WORKLOAD, limit=safefs.SMALL_FILE)
     return parse(document, str(path), path.parent, case)
 
 
@@ -354,7 +354,9 @@ def built_in(name: str) -> Workload:
     """basic or mixed, from the package's performance-config files (plugin is made from
     the project's args: see shaped.plugin_workload)."""
     if name not in ("basic", "mixed"):
-        raise UsageError(f"--workload {name!r}: no such built-in workload ({', '.join(BUILT_IN)}) and no such file")
+        raise UsageError(
+            f"{Setting.WORKLOAD} {name!r}: no such built-in workload ({', '.join(BUILT_IN)}) and no such file"
+        )
     text = (data_dir() / f"{name}.yaml").read_text()
     document = yamlio.parse(text, f"built-in workload {name}")
     return replace(parse(document, f"built-in {name}", None, None), source=f"built-in {name}")

@@ -20,7 +20,7 @@ from kplugin.build.local import LocalBuilder
 from kplugin.build.platform import Platform, host_arch, parse_platforms
 from kplugin.build.request import BuildRequest, BuildResult
 from kplugin.build.verify import Binary
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
 from kplugin.model.buildfacts import BuildFacts
 
@@ -61,7 +61,8 @@ class BuilderName(StrEnum):
 
 
 class Choice(NamedTuple):
-    """The builder a build uses and why (shown as 'building with local (--builder local)')."""
+    """The builder a build uses and why (shown as 'building with local (--builder local)'); the
+    reason names settings as placeholders (kplugin.core.errors.render spells them)."""
 
     builder: BuilderName
     reason: str
@@ -69,14 +70,16 @@ class Choice(NamedTuple):
 
 def choose_builder(requested: str) -> Choice:
     if requested not in set(BuilderName):
-        raise UsageError(f"--builder {requested!r} is not one of auto, docker, local")
+        raise UsageError(f"{Setting.BUILDER} {requested!r} is not one of auto, docker, local")
     if requested == BuilderName.LOCAL:
-        return Choice(BuilderName.LOCAL, "--builder local")
+        return Choice(BuilderName.LOCAL, f"{Setting.BUILDER} local")
     problem = docker_problem()
     if requested == BuilderName.DOCKER:
         if problem:
-            raise OperationError(f"Docker daemon not reachable ({problem}); use --builder local to build with Go")
-        return Choice(BuilderName.DOCKER, "--builder docker")
+            raise OperationError(
+                f"Docker daemon not reachable ({problem}); use {Setting.BUILDER} local to build with Go"
+            )
+        return Choice(BuilderName.DOCKER, f"{Setting.BUILDER} docker")
     if problem:
         return Choice(BuilderName.LOCAL, f"no Docker daemon answered ({problem})")
     return Choice(BuilderName.DOCKER, "a Docker daemon answered")

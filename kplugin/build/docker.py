@@ -19,7 +19,7 @@ from kplugin.build.platform import Platform
 from kplugin.build.request import BuildRequest, BuildResult
 from kplugin.build.verify import verify
 from kplugin.core import golang, proc, safefs
-from kplugin.core.errors import OperationError, ToolError, UsageError
+from kplugin.core.errors import OperationError, Setting, ToolError, UsageError
 from kplugin.core.progress import Progress
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, LABEL_K8S, NONROOT_USER, BuildFacts
 from kplugin.model.project import Project
@@ -102,7 +102,7 @@ class DockerBuilder:
         if len(platforms) > 1:
             raise UsageError(
                 "a multi-platform image needs docker buildx, which this engine does not have; "
-                "build one --platform at a time, or use --builder local for one binary per platform"
+                f"build one {Setting.PLATFORM} at a time, or use {Setting.BUILDER} local for one binary per platform"
             )
         (plat,) = platforms
         if not (project.root / "go.sum").is_file():
@@ -297,7 +297,7 @@ def _push(client: Any, tag: str, progress: Progress) -> None:
 
     repository, _, version = tag.rpartition(":")
     if "/" not in repository:
-        raise UsageError(f"--push: {tag!r} names no registry; tag it like registry.example.com/{tag}")
+        raise UsageError(f"{Setting.PUSH}: {tag!r} names no registry; tag it like registry.example.com/{tag}")
     progress(f"docker push {tag}")
     try:
         for chunk in client.images.push(repository, tag=version, stream=True, decode=True):

@@ -8,7 +8,7 @@ from kplugin.build.platform import Platform
 from kplugin.build.request import BuildRequest, BuildResult
 from kplugin.build.verify import verify
 from kplugin.core import golang, proc, safefs
-from kplugin.core.errors import OperationError, ToolError
+from kplugin.core.errors import OperationError, Setting, ToolError
 from kplugin.core.progress import Progress
 from kplugin.model.buildfacts import BuildFacts
 from kplugin.model.project import Project
@@ -17,7 +17,7 @@ from kplugin.model.project import Project
 def local_go_version() -> tuple[int, int, str]:
     """The machine's Go: (major, minor, go1.X.Y)."""
     if proc.which("go") is None:
-        raise OperationError("Go is not on PATH; install Go or use --builder docker")
+        raise OperationError(f"Go is not on PATH; install Go or use {Setting.BUILDER} docker")
     text = proc.run(["go", "env", "GOVERSION"], what="go env").strip()
     match = re.match(r"go(\d+)\.(\d+)", text)
     if not match:
@@ -46,7 +46,7 @@ class LocalBuilder:
         if (major, minor) < need:
             raise OperationError(
                 f"local Go {text} is older than go {need[0]}.{need[1]}, which Kubernetes "
-                f"{project.version} needs; install a newer Go or use --builder docker"
+                f"{project.version} needs; install a newer Go or use {Setting.BUILDER} docker"
             )
         out_root = request.output or project.root / "bin"
         ldflags = BuildFacts.of(project).ldflags

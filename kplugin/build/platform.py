@@ -6,7 +6,7 @@ import platform as host_platform
 from dataclasses import dataclass
 
 from kplugin.core import elf
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 
 _HOST_ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
 
@@ -32,7 +32,7 @@ def parse_platforms(value: str | None) -> tuple[Platform, ...]:
         parts = item.strip().split("/")
         if len(parts) != 2 or parts[0] != "linux" or parts[1] not in elf.MACHINES.values():
             raise UsageError(
-                f"--platform {item.strip()!r} is not supported; use linux/ARCH with ARCH one of "
+                f"{Setting.PLATFORM} {item.strip()!r} is not supported; use linux/ARCH with ARCH one of "
                 f"{', '.join(sorted(set(elf.MACHINES.values())))}"
             )
         platforms.append(Platform(*parts))

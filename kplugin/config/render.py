@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kplugin.core import yamlio
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import MAX_WEIGHT, SchedulerConfig
 from kplugin.model.spec import IN_TREE_PLUGINS, ExtensionPoint, PluginSpec, validate_scheduler_name
@@ -23,19 +23,19 @@ FORMATS = ("config", "configmap", "helm-values")
 def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:
     """--args FILE: {Plugin: {field: value}}, or the args of a one-plugin project. Whether
     the values are right is the plugins' own decoders' call (see argsinfo)."""
-    data = yamlio.load_file(path, "--args")
+    data = yamlio.load_file(path, Setting.ARGS)
     names = [p.name for p in project.plugins]
     if isinstance(data, dict) and data and all(isinstance(key, str) and key in names for key in data):
         by_plugin = data
     elif len(names) == 1:
         by_plugin = {names[0]: data if data is not None else {}}
     else:
-        raise UsageError(f"--args {path}: give the args per plugin, keyed by {', '.join(names)}")
+        raise UsageError(f"{Setting.ARGS} {path}: give the args per plugin, keyed by {', '.join(names)}")
     for plugin, args in by_plugin.items():
         if args is None:
             by_plugin[plugin] = args = {}
         if not isinstance(args, dict) or not all(isinstance(k, str) for k in args):
-            raise UsageError(f"--args {path}: the args of {plugin} must be a mapping of field names to values")
+            raise UsageError(f"{Setting.ARGS} {path}: the args of {plugin} must be a mapping of field names to values")
     return {str(k): dict(v) for k, v in by_plugin.items()}
 
 
@@ -44,16 +44,22 @@ def parse_weights(values: Sequence[str], project: Project) -> dict[str, int]:
     scorers = {p.name for p in project.plugins if p.has(ExtensionPoint.SCORE)}
     for value in values:
         if len(value) > 200:
-            raise UsageError(f"--weight {value[:40]!r}...: too long; use PLUGIN=N with N from 1 to {MAX_WEIGHT}")
+            raise UsageError(
+                f"{Setting.WEIGHT} {value[:40]!r}...: too long; use PLUGIN=N with N from 1 to {MAX_WEIGHT}"
+            )
         name, sep, number = value.partition("=")
         if not sep:
-            raise UsageError(f"--weight {value!r}: use PLUGIN=N, e.g. --weight {next(iter(scorers), 'Plugin')}=2")
+            raise UsageError(
+                f"{Setting.WEIGHT} {value!r}: use PLUGIN=N, e.g. {Setting.WEIGHT} {next(iter(scorers), 'Plugin')}=2"
+            )
         if name not in {p.name for p in project.plugins}:
-            raise UsageError(f"--weight {value!r}: no plugin {name!r} in this project ({', '.join(sorted(scorers))})")
+            raise UsageError(
+                f"{Setting.WEIGHT} {value!r}: no plugin {name!r} in this project ({', '.join(sorted(scorers))})"
+            )
         if name not in scorers:
-            raise UsageError(f"--weight {value!r}: {name} has no Score extension point")
+            raise UsageError(f"{Setting.WEIGHT} {value!r}: {name} has no Score extension point")
         if not re.fullmatch(r"[0-9]{1,10}", number, re.ASCII) or not 1 <= int(number) <= MAX_WEIGHT:
-            raise UsageError(f"--weight {value!r}: the weight must be a whole number from 1 to {MAX_WEIGHT}")
+            raise UsageError(f"{Setting.WEIGHT} {value!r}: the weight must be a whole number from 1 to {MAX_WEIGHT}")
         weights[name] = int(number)
     return weights
 
@@ -86,28 +92,32 @@ def compose_config(
     api_version = request.api_version if request.api_version is not None else "v1"  # '' is a mistake
     if api_version not in served:
         raise UsageError(
-            f"--api-version {api_version!r}: not served by Kubernetes {request.target.version} "
+            f"{Setting.API_VERSION} {api_version!r}: not served by Kubernetes {request.target.version} "
             f"(served: {', '.join(served)})"
         )
     names = request.scheduler_names or (project.scheduler_name,)
     for name in names:
         validate_scheduler_name(name)
     if len(set(names)) != len(names):
-        raise UsageError(f"--scheduler-name: {', '.join(names)} names a profile twice")
+        raise UsageError(f"{Setting.SCHEDULER_NAME}: {', '.join(names)} names a profile twice")
     ours = {p.name for p in project.plugins}
     for name in request.disable_default:
         if name in ours:
-            raise UsageError(f"--disable-default {name}: that is this project's own plugin; it is enabled by design")
+            raise UsageError(
+                f"{Setting.DISABLE_DEFAULT} {name}: that is this project's own plugin; it is enabled by design"
+            )
         if name != "*" and name not in IN_TREE_PLUGINS:
             raise UsageError(
-                f"--disable-default {name[:60]!r}: not a default plugin of kube-scheduler; use '*' or one of "
+                f"{Setting.DISABLE_DEFAULT} {name[:60]!r}: not a default plugin of kube-scheduler; use '*' or one of "
                 f"{', '.join(sorted(IN_TREE_PLUGINS))}"
             )
     if request.kubeconfig is not None and not request.kubeconfig.strip():
-        raise UsageError("--kubeconfig '' is empty; give the kubeconfig's path, or leave it out for in-cluster access")
+        raise UsageError(
+            f"{Setting.KUBECONFIG} '' is empty; give the kubeconfig's path, or leave it out for in-cluster access"
+        )
     percentage = request.percentage_of_nodes_to_score
     if percentage is not None and not 0 <= percentage <= 100:
-        raise UsageError(f"--percentage-of-nodes-to-score {percentage}: must be from 0 to 100")
+        raise UsageError(f"{Setting.PERCENTAGE_OF_NODES} {percentage}: must be from 0 to 100")
     weights = parse_weights(request.weights, project)
     from kplugin.generate import argsinfo
 
@@ -115,7 +125,7 @@ def compose_config(
     resolved = argsinfo.resolve(
         project,
         given,
-        source=f"--args {request.args_file}",
+        source=f"{Setting.ARGS} {request.args_file}",
         generated_defaults=lambda plugin: _sample_defaults(project, plugin),
         progress=progress,
         run_go=request.run_go,
@@ -151,7 +161,7 @@ def render(config: SchedulerConfig, project: Project, fmt: str) -> str:
         return yamlio.dump(manifests.configmap(project.name, config))
     if fmt == "helm-values":
         return yamlio.dump({"schedulerName": config.scheduler_name, "schedulerConfig": config.document()})
-    raise UsageError(f"--format {fmt!r}: choose from {', '.join(FORMATS)}")
+    raise UsageError(f"{Setting.FORMAT} {fmt!r}: choose from {', '.join(FORMATS)}")
 
 
 def merge(existing: Path, config: SchedulerConfig) -> str:
@@ -164,8 +174,8 @@ def merge(existing: Path, config: SchedulerConfig) -> str:
 
     from kplugin.core import safefs
 
-    where = f"--merge {existing}"
-    original = safefs.read_text(existing, "--merge")
+    where = f"{Setting.MERGE} {existing}"
+    original = safefs.read_text(existing, Setting.MERGE)
     # parsed with LF endings: ruamel keeps a comment's '\r', which would come out doubled
     text = original.replace("\r\n", "\n")
     yamlio.parse(text, where, path=existing)  # plain data only: no aliases, no deep nesting, valid YAML
@@ -255,7 +265,7 @@ class _Shape:
         return entries
 
 
-def check_binary(binary: Path, what: str = "--binary") -> Path:
+def check_binary(binary: Path, what: str = Setting.BINARY) -> Path:
     """A kube-scheduler to run: an existing, executable regular file (never looked up
     on PATH: ``x`` means ``./x``)."""
     import os
@@ -264,7 +274,9 @@ def check_binary(binary: Path, what: str = "--binary") -> Path:
     try:
         mode = os.stat(binary).st_mode
     except OSError:
-        raise UsageError(f"{what} {binary}: no such file; build it with kplugin build --builder local") from None
+        raise UsageError(
+            f"{what} {binary}: no such file; build it with kplugin build {Setting.BUILDER} local"
+        ) from None
     if not stat.S_ISREG(mode):
         raise UsageError(f"{what} {binary} is not a regular file; give the kube-scheduler binary")
     if not os.access(binary, os.X_OK):

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from kplugin.core import proc
-from kplugin.core.errors import OperationError, ToolError
+from kplugin.core.errors import OperationError, Setting, ToolError
 
 _MISSING_VERSION = re.compile(
     r"(?P<module>k8s\.io/[\w./-]+)@(?P<version>v[\w.+-]+)[^\n]*?"
@@ -48,7 +48,7 @@ def explain_go_failure(err: ToolError) -> str:
         module, version = missing["module"], missing["version"]
         return (
             f"{err.summary}: {module}@{version} does not exist on the Go module proxy; "
-            "check the --k8s version (kplugin versions lists the supported ones)"
+            f"check the {Setting.K8S} version (kplugin versions lists the supported ones)"
         )
     lines = [line for line in output.strip().splitlines() if line.strip()]
     last = lines[-1].strip() if lines else "no output"

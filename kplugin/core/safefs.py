@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path, PurePosixPath
 
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 
 # Limits on what kplugin parses: far above any real file of each kind, far below what
 # would take seconds or gigabytes.
@@ -219,7 +219,7 @@ def check_writable_target(root: Path, relative: str | PurePosixPath, *, replace:
             f"{path} is {_kind(mode)} where kplugin writes a file; move it away (kplugin never replaces it)"
         )
     if not replace:
-        raise UsageError(f"{path} exists; pass --force to overwrite it")
+        raise UsageError(f"{path} exists; pass {Setting.FORCE} to overwrite it")
     if not mode & stat.S_IWUSR:
         raise UsageError(f"{path} is read-only; make it writable (chmod u+w) or move it away")
     return path
@@ -248,7 +248,7 @@ def output_target(path: Path, what: str, *, force: bool, must_exist: bool = Fals
     if not stat.S_ISREG(info.st_mode):
         raise UsageError(f"{what} {path} is {_kind(info.st_mode)}; kplugin only writes regular files")
     if not must_exist and not force:
-        raise UsageError(f"{what} {path} exists; pass --force to overwrite it")
+        raise UsageError(f"{what} {path} exists; pass {Setting.FORCE} to overwrite it")
     return real
 
 

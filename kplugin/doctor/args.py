@@ -40,7 +40,7 @@ def check_args(ctx: Context) -> Iterator[Problem]:
         try:
             values = argsinfo.read_args_file(ctx.project, plugin)
         except UsageError as err:
-            yield Problem("args-file-invalid", path, None, str(err))
+            yield Problem("args-file-invalid", path, None, err.message)
             continue
         if values is not None:
             entries.append((plugin.name, values, path, None))
@@ -67,5 +67,5 @@ def check_args(ctx: Context) -> Iterator[Problem]:
             "plugins-do-not-build",
             ctx.project.root / "pkg",
             None,
-            str(err) + "".join(f"; {d}" for d in err.details[:1]),
+            err.message + "".join(f"; {d}" for d in err.details[:1]),
         )

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.core import safefs, yamlio
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 from kplugin.doctor.rules import BY_ID, Problem
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
@@ -59,7 +59,9 @@ class Context:
 
     def finding(self, problem: Problem) -> Finding:
         rule = BY_ID[problem.rule]
-        why, fix = rule.why.format(**problem.params), rule.fix.format(**problem.params)
+        # a setting a rule names stays a placeholder (kplugin.core.errors.render spells it)
+        params = {**{s.name.lower(): s.value for s in Setting}, **problem.params}
+        why, fix = rule.why.format(**params), rule.fix.format(**params)
         return Finding(rule.id, rule.check, rule.severity, self.rel(problem.path), problem.line, problem.what, why, fix)
 
     def text(self, path: Path, limit: int = safefs.SMALL_FILE * 16) -> str | None:
@@ -76,7 +78,7 @@ class Context:
                 return None if data is None else safefs.decode(data, "file", path)
             return safefs.read_text(path, "file", limit)
         except UsageError as err:
-            self.report("unreadable-file", path, None, str(err))
+            self.report("unreadable-file", path, None, err.message)
             return None
 
     def load(self, path: Path, many: bool = False) -> Any:
@@ -94,7 +96,7 @@ class Context:
                     yaml = YAML()
                     self._yaml_cache[key] = list(yaml.load_all(text)) if many else yaml.load(text)
                 except UsageError as err:
-                    self.report("invalid-yaml", path, None, str(err))
+                    self.report("invalid-yaml", path, None, err.message)
                 except YAMLError as err:
                     mark = getattr(err, "problem_mark", None)
                     self.report("invalid-yaml", path, mark.line + 1 if mark else None, "not valid YAML")

@@ -27,7 +27,7 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
         try:
             in_code = methods_in_code(ctx.project, plugin)
         except UsageError as err:
-            yield Problem("code-unreadable", ctx.project.root / "pkg" / plugin.package, None, str(err))
+            yield Problem("code-unreadable", ctx.project.root / "pkg" / plugin.package, None, err.message)
             continue
         for point, where in sorted(in_code.items()):
             if not plugin.has(point):

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from kplugin.core.errors import Setting
 from kplugin.doctor.context import Context
 from kplugin.doctor.rules import Problem
 from kplugin.generate import gosource
@@ -20,11 +21,11 @@ API_CHANGES: tuple[tuple[str, str, str, str], ...] = (
      "return Queue (and an error) from QueueingHintFn"),
     (r"\bframework\.(?:Status|Code|CycleState|NodeInfo|PodInfo|QueuedPodInfo|ClusterEvent|ClusterEventWithHint|"
      r"NewStatus|AsStatus|QueueingHint|QueueingHintFn)\b", "1.34", "api-removed",
-     "these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to --api layer"),
+     f"these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
     (r"\bframework\.(?:Handle|Plugin|FilterPlugin|ScorePlugin|PreFilterPlugin|PreScorePlugin|QueueSortPlugin|"
      r"ReservePlugin|PermitPlugin|PreBindPlugin|BindPlugin|PostBindPlugin|PostFilterPlugin|PreEnqueuePlugin|"
      r"EnqueueExtensions|NodeScoreList|PreFilterResult)\b", "1.35", "api-removed",
-     "these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to --api layer"),
+     f"these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
     (r"\b(?:framework|fwk)\.(?:MaxNodeScore|MinNodeScore)\b", "1.36", "api-deprecated", "use MaxScore and MinScore"),
 )  # fmt: skip
 

@@ -18,7 +18,7 @@ def check_generated(ctx: Context) -> Iterator[Problem]:
         try:
             data = safefs.read_project_file(ctx.project.root, name)
         except UsageError as err:
-            yield Problem("generated-unreadable", path, None, str(err))
+            yield Problem("generated-unreadable", path, None, err.message)
             continue
         if data is None:
             yield Problem("generated-missing", path, None, f"generated file {name} is missing")

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kplugin.core.errors import Setting
+
 ERROR, WARNING, INFO = "error", "warning", "info"
 
 
@@ -78,7 +80,7 @@ RULES: tuple[Rule, ...] = (
     Rule("configmap-unreadable", "yaml", ERROR, "kube-scheduler cannot read the configuration it is given",
          "regenerate the ConfigMap"),
     Rule("configmap-stale", "scheduler-name", ERROR, "the cluster runs the ConfigMap, not the file you validated",
-         "regenerate it: kplugin render-config --format configmap"),
+         f"regenerate it: kplugin render-config {Setting.FORMAT} configmap"),
     # 4. lease
     Rule("leader-elect-type", "types", ERROR, "kube-scheduler cannot decode the configuration",
          "set leaderElect: true (or false for a single replica)"),
@@ -99,7 +101,7 @@ RULES: tuple[Rule, ...] = (
          "distroless/static and scratch images have no C library: it fails to start",
          "build with CGO_ENABLED=0 (kplugin build does)"),
     Rule("binary-arch", "binary", WARNING, "nodes of another architecture cannot run it",
-         "build with --platform linux/ARCH for your nodes"),
+         f"build with {Setting.PLATFORM} linux/ARCH for your nodes"),
     # 7. args
     Rule("args-not-mapping", "args", ERROR,
          "the plugin's factory cannot decode them and kube-scheduler exits at start-up",
@@ -138,7 +140,7 @@ RULES: tuple[Rule, ...] = (
     Rule("generated-edited", "generated", WARNING,
          "kplugin upgrade and add plugin stop when a generated file they must rewrite was edited; zz_generated "
          "files are rewritten for every Kubernetes version",
-         "move the change into your own files (or keep it with kplugin upgrade --keep-edited)"),
+         f"move the change into your own files (or keep it with kplugin upgrade {Setting.KEEP_EDITED})"),
     # 11. extension points
     Rule("code-unreadable", "extension-points", ERROR, "kplugin cannot read the plugin's code",
          "restore pkg/ as regular files"),

@@ -53,7 +53,7 @@ def check_scheduler_names(ctx: Context) -> Iterator[Problem]:
                 ctx.config
             )
         except UsageError as err:
-            yield Problem("configmap-unreadable", cm_file, line_of(data, manifests.CONFIG_FILE), str(err))
+            yield Problem("configmap-unreadable", cm_file, line_of(data, manifests.CONFIG_FILE), err.message)
             differs = False
         if differs:
             yield Problem(

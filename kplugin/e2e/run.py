@@ -17,7 +17,7 @@ from typing import Any
 
 from kplugin.config import render
 from kplugin.core import safefs, yamlio
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
 from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario
@@ -67,7 +67,7 @@ def rbac_documents(project: Project) -> list[dict[str, Any]]:
     path = project.root / RBAC_FILE
     data = safefs.read_project_file(project.root, RBAC_FILE)  # a regular file, never a link out of the project
     if data is None:
-        raise UsageError(f"RBAC file {path}: no such file; restore it, or run with --admin")
+        raise UsageError(f"RBAC file {path}: no such file; restore it, or run with {Setting.ADMIN}")
     docs = yamlio.parse(safefs.decode(data, "RBAC file", path), f"RBAC file {path}", path=path, every_document=True)
     if not all(isinstance(d, dict) for d in docs):
         raise UsageError(f"{path}: every document must be a Kubernetes object")
@@ -292,7 +292,7 @@ def check_rbac(denied: list[str], identity: str) -> None:
         raise OperationError(
             f"{RBAC_FILE} does not let the scheduler ({identity}) "
             f"{', '.join(denied)}: add the rules (kplugin upgrade regenerates the file), "
-            "or run with --admin"
+            f"or run with {Setting.ADMIN}"
         )
 
 

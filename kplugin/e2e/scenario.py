@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.core import safefs, yamlio
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 from kplugin.e2e import entries, schema
 from kplugin.e2e.reader import NODE_KEYS, POD_KEYS, Reader, under
 from kplugin.e2e.state import (
@@ -303,13 +303,13 @@ def _read_document(reader: _ScenarioReader, pairs: Iterable[tuple[str, Any]]) ->
 def load_scenario(path: Path) -> Scenario:
     """Read and check a scenario file (see the module docstring)."""
     reader = _ScenarioReader(path)
-    with safefs.open_input(path, "--scenario", JSON_FILE) as stream:
+    with safefs.open_input(path, Setting.SCENARIO, JSON_FILE) as stream:
         head = stream.read(64)
         size = stream.size()
         if jsonstream.looks_like_json(head):
             try:
                 _read_document(
-                    reader, jsonstream.Reader(_Rewound(head, stream), f"--scenario {path}").document(STREAMED)
+                    reader, jsonstream.Reader(_Rewound(head, stream), f"{Setting.SCENARIO} {path}").document(STREAMED)
                 )
                 return reader.finish()
             except UsageError as err:
@@ -320,11 +320,11 @@ def load_scenario(path: Path) -> Scenario:
                 reader = _ScenarioReader(path)
     if size > safefs.LARGE_FILE:
         raise UsageError(
-            f"--scenario {path} is {size} bytes; kplugin reads at most {safefs.LARGE_FILE} bytes of YAML here "
+            f"{Setting.SCENARIO} {path} is {size} bytes; kplugin reads at most {safefs.LARGE_FILE} bytes of YAML here "
             "(ruamel is slow): for bigger scenarios use JSON (kubectl get -o json; kplugin snapshot writes it), "
             f"read up to {JSON_FILE >> 30} GB"
         )
-    raw = yamlio.load_file(path, "--scenario", limit=safefs.LARGE_FILE)
+    raw = yamlio.load_file(path, Setting.SCENARIO, limit=safefs.LARGE_FILE)
     _read_document(reader, reader.mapping(raw, "the document").items())
     return reader.finish()
 
@@ -348,4 +348,4 @@ def check_served(scenario: Scenario, minor: int, path: Path | None) -> None:
     for obj in scenario.objects:
         problem = kinds.served_problem(obj.info, obj.body["apiVersion"], minor)
         if problem:
-            raise UsageError(f"{path}: {obj.origin}.apiVersion: {problem}; replay it on a later minor (--k8s)")
+            raise UsageError(f"{path}: {obj.origin}.apiVersion: {problem}; replay it on a later minor ({Setting.K8S})")

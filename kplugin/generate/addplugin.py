@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from kplugin.core import golang, safefs
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.generate import argsinfo, gosource, scaffold, sync
 from kplugin.model.points import method as point_method
 from kplugin.model.project import Project
@@ -55,8 +55,8 @@ def _one_queue_sort(project: Project, name: str, points: tuple[ExtensionPoint, .
         sorter = next((p.name for p in project.plugins if p.has(ExtensionPoint.QUEUE_SORT) and p.name != name), None)
         if sorter is not None:
             raise UsageError(
-                f"--extension-points: {sorter} already sorts the queue, and a profile takes one QueueSort plugin; "
-                "leave out queuesort"
+                f"{Setting.EXTENSION_POINTS}: {sorter} already sorts the queue, and a profile takes one QueueSort "
+                "plugin; leave out queuesort"
             )
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from kplugin.core import safefs
-from kplugin.core.errors import KpluginError, OperationError, UsageError
+from kplugin.core.errors import KpluginError, OperationError, Setting, UsageError
 from kplugin.model.project import EDITED_FILES
 
 EXECUTABLE_SUFFIXES = (".sh",)
@@ -62,7 +62,7 @@ def destination(root: Path, *, force: bool) -> Destination:
         raise UsageError(f"{root} is a symlink; kplugin generates only into a real directory")
     fresh = mode is None or not any(root.iterdir())
     if not fresh and not force:
-        raise UsageError(f"directory {root} exists and is not empty; pass --force to write into it")
+        raise UsageError(f"directory {root} exists and is not empty; pass {Setting.FORCE} to write into it")
     return Destination(root, fresh)
 
 
@@ -162,7 +162,7 @@ def _move_new(root: Path, stage: Path) -> None:
         if err.errno in {errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR}:
             raise OperationError(
                 f"{root} was created by someone else while kplugin was generating; nothing was written "
-                "(run again with --force to write into it)"
+                f"(run again with {Setting.FORCE} to write into it)"
             ) from None
         raise
 

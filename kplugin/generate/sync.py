@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin.core import digest, golang, proc, safefs, yamlio
-from kplugin.core.errors import OperationError, ToolError, UsageError
+from kplugin.core.errors import OperationError, Setting, ToolError, UsageError
 from kplugin.generate import scaffold, stage
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE, Project
 from kplugin.model.spec import PluginSpec, ProjectSpec
@@ -70,7 +70,7 @@ class Sync:
             more = f" (so {'was' if len(others) == 1 else 'were'} {listed})"
         return (
             f"{action}: {first.path} was {first.why}{more}; nothing was changed. Move your changes out of "
-            f"generated files, or pass --keep-edited to keep them and get the new versions as FILE{NEW_SUFFIX}"
+            f"generated files, or pass {Setting.KEEP_EDITED} to keep them and get the new versions as FILE{NEW_SUFFIX}"
         )
 
 
@@ -95,7 +95,7 @@ def render_spec(
         resolved = argsinfo.resolve(project, generated_defaults=generated, progress=progress)
     except OperationError as err:  # the code does not build: keep to what kplugin knows
         resolved = argsinfo.resolve(project, generated_defaults=generated, run_go=False)
-        resolved.notices.append(f"the plugins' Args were not read from the Go code ({err})")
+        resolved.notices.append(f"the plugins' Args were not read from the Go code ({err.message})")
     wanted = {p.name for p in spec.plugins}
     args = {name: values for name, values in resolved.args.items() if name in wanted}
     existing = {p.name for p in project.plugins}

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.generate import gosource
 
 Rendered = dict[PurePosixPath, bytes]
@@ -155,24 +155,26 @@ def fork(path: Path) -> Path:
     if path.suffix == ".zip" and path.is_file():
         path = _unzip(path)
     if not (path / "cookiecutter.json").is_file():
-        raise UsageError(f"--template {path}: no cookiecutter.json; give a cookiecutter template (a directory or .zip)")
+        raise UsageError(
+            f"{Setting.TEMPLATE} {path}: no cookiecutter.json; give a cookiecutter template (a directory or .zip)"
+        )
     try:
         theirs = template_variables(path)
     except (ValueError, OSError) as err:
-        raise UsageError(f"--template {path}: cookiecutter.json is not valid JSON ({err})") from None
+        raise UsageError(f"{Setting.TEMPLATE} {path}: cookiecutter.json is not valid JSON ({err})") from None
     missing = sorted(set(template_variables(templates_root() / PROJECT_TEMPLATE)) - set(theirs))
     if missing:
         raise UsageError(
-            f"--template {path}: cookiecutter.json lacks {', '.join(missing[:5])}"
+            f"{Setting.TEMPLATE} {path}: cookiecutter.json lacks {', '.join(missing[:5])}"
             f"{' …' if len(missing) > 5 else ''}; a fork of kplugin's template keeps all its variables"
         )
     try:
         _declared(theirs)
     except ValueError as err:
-        raise UsageError(f"--template {path}: {err}") from None
+        raise UsageError(f"{Setting.TEMPLATE} {path}: {err}") from None
     top = project_directory(theirs)
     if not (path / top).is_dir():
-        raise UsageError(f"--template {path}: its top directory must be {top}")
+        raise UsageError(f"{Setting.TEMPLATE} {path}: its top directory must be {top}")
     return path
 
 
@@ -197,10 +199,10 @@ def _unzip(archive: Path) -> Path:
             for member in zipped.infolist():
                 name = PurePosixPath(member.filename)
                 if name.is_absolute() or ".." in name.parts:
-                    raise UsageError(f"--template {archive}: {member.filename!r} leads out of the archive")
+                    raise UsageError(f"{Setting.TEMPLATE} {archive}: {member.filename!r} leads out of the archive")
             zipped.extractall(target)
     except zipfile.BadZipFile as err:
-        raise UsageError(f"--template {archive} is not a valid ZIP ({err})") from None
+        raise UsageError(f"{Setting.TEMPLATE} {archive} is not a valid ZIP ({err})") from None
     entries = [p for p in target.iterdir()]
     # a ZIP of the template's folder holds one top directory with cookiecutter.json in it
     return entries[0] if len(entries) == 1 and (entries[0] / "cookiecutter.json").is_file() else target

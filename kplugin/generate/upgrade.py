@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from kplugin.core import golang
-from kplugin.core.errors import KpluginError, OperationError, UsageError
+from kplugin.core.errors import KpluginError, OperationError, Setting, UsageError
 from kplugin.generate import scaffold, sync
 from kplugin.model.goapi import NATIVE
 from kplugin.model.project import Project, load
@@ -37,10 +37,10 @@ def check_user_code(project: Project, spec: ProjectSpec, after: dict[PurePosixPa
     differing = sorted(p for p in before if scaffold.is_user_file(p, spec.template) and before[p] != after.get(p))
     if differing:
         raise UsageError(
-            f"--k8s {spec.target.version}: this project's plugin code is written against the framework API of "
-            f"Kubernetes {project.target.release.key} (--api native), and {spec.target.release.key}'s differs "
+            f"{Setting.K8S} {spec.target.version}: this project's plugin code is written against the framework API of "
+            f"Kubernetes {project.target.release.key} ({Setting.API} native), and {spec.target.release.key}'s differs "
             f"({differing[0]} would change); upgrade within {project.target.release.key}, or move the plugin "
-            "to a project made with --api layer"
+            f"to a project made with {Setting.API} layer"
         )
 
 
@@ -94,7 +94,7 @@ def upgrade(prepared: Prepared, *, tidy: bool = True, dry_run: bool = False) -> 
         return result
     result.changed = sync.apply(project, plan, _go_mod(project, target, plan, tidy))
     if not tidy:
-        result.notices.append(f"--no-tidy: go.sum is not updated; run 'go mod tidy' in {project.root}")
+        result.notices.append(f"{Setting.NO_TIDY}: go.sum is not updated; run 'go mod tidy' in {project.root}")
     return result
 
 

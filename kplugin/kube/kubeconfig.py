@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.core import proc, safefs, yamlio
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.kube.apiclient import Endpoint
 
 
@@ -68,7 +68,7 @@ class Kubeconfig:
         return path
 
 
-def load(path: Path, context: str | None = None, option: str = "--kubeconfig") -> Kubeconfig:
+def load(path: Path, context: str | None = None, option: str = Setting.KUBECONFIG) -> Kubeconfig:
     """Read a kubeconfig and pick ``context`` (default: its current-context)."""
     where = f"{option} {path}"
     document = yamlio.load_file(path, option)
@@ -127,7 +127,7 @@ def _exec_credential(config: Kubeconfig, spec: dict[str, Any]) -> dict[str, Any]
     """Run the exec plugin (client.authentication.k8s.io) and return its status."""
     command = spec.get("command")
     if not isinstance(command, str) or not command:
-        raise UsageError(f"--kubeconfig {config.path}: user's exec has no command")
+        raise UsageError(f"{Setting.KUBECONFIG} {config.path}: user's exec has no command")
     args = [str(a) for a in spec.get("args") or []]
     env = {str(e.get("name")): str(e.get("value")) for e in spec.get("env") or [] if isinstance(e, dict)}
     api_version = str(spec.get("apiVersion") or "client.authentication.k8s.io/v1")
@@ -148,7 +148,7 @@ def _exec_credential(config: Kubeconfig, spec: dict[str, Any]) -> dict[str, Any]
 def endpoint(config: Kubeconfig) -> Endpoint:
     """The Endpoint of the chosen context, its TLS settings loaded (inline certificates
     and keys pass through a private temporary directory: Python's TLS reads files)."""
-    where = f"--kubeconfig {config.path}"
+    where = f"{Setting.KUBECONFIG} {config.path}"
     cluster, user = config.cluster, config.user
     with tempfile.TemporaryDirectory(prefix="kplugin-kubeconfig-") as tmp:
         os.chmod(tmp, 0o700)

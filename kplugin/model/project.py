@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
@@ -66,8 +66,8 @@ class Project(NamedTuple):
         if self.fork and self.template is None:
             raise UsageError(
                 f"{self.root / PROJECT_FILE} says the project was made from a fork of kplugin's project template "
-                "(template: fork): give the fork again with --template DIR|ZIP (or delete that line to move the "
-                "project to kplugin's own template)"
+                f"(template: fork): give the fork again with {Setting.TEMPLATE} DIR|ZIP (or delete that line to move "
+                "the project to kplugin's own template)"
             )
         target = target or self.target
         return ProjectSpec(

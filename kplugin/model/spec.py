@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kplugin.core import names
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 from kplugin.model import points
 from kplugin.model.goapi import API_MODES, LAYER, ApiMode
 from kplugin.model.points import ExtensionPoint as ExtensionPoint
@@ -189,7 +189,7 @@ def point_word(text: str) -> str:
     return text.strip().lower().replace("-", "").replace("_", "")
 
 
-def parse_extension_points(value: str, where: str = "--extension-points") -> tuple[ExtensionPoint, ...]:
+def parse_extension_points(value: str, where: str = Setting.EXTENSION_POINTS) -> tuple[ExtensionPoint, ...]:
     """'filter,score' -> (FILTER, SCORE), in scheduling-cycle order, duplicates folded."""
     _require_str(value, where)
     words = [point_word(v) for v in value.split(",")]
@@ -217,7 +217,9 @@ def parse_extension_points(value: str, where: str = "--extension-points") -> tup
     return chosen
 
 
-def require_available(chosen: tuple[ExtensionPoint, ...], target: Target, where: str = "--extension-points") -> None:
+def require_available(
+    chosen: tuple[ExtensionPoint, ...], target: Target, where: str = Setting.EXTENSION_POINTS
+) -> None:
     """Refuse a point the target's minor does not have (every point kplugin knows is in
     every minor it supports today; the table says so per point)."""
     minor = (target.version.major, target.version.minor)
@@ -229,7 +231,7 @@ def require_available(chosen: tuple[ExtensionPoint, ...], target: Target, where:
         )
 
 
-def validate_api(api: str, where: str = "--api") -> ApiMode:
+def validate_api(api: str, where: str = Setting.API) -> ApiMode:
     if api not in API_MODES:
         raise UsageError(f"{where} {api!r}: choose layer (the default: one source for every version) or native")
     return ApiMode(api)

@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import NamedTuple
 
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 from kplugin.model.apifacts import ApiFacts
 
 # ASCII digits only (\d would take '٨'), and short: no version has a 10-digit part
@@ -128,7 +128,7 @@ def catalogued_range() -> str:
     return f"{keys[0]} to {keys[-1]}"
 
 
-def resolve(value: str, need_templates: bool = True, where: str = "--k8s") -> Target:
+def resolve(value: str, need_templates: bool = True, where: str = Setting.K8S) -> Target:
     """Resolve ``X.Y.Z``, ``vX.Y.Z`` or ``X.Y`` against the catalog, or raise UsageError.
 
     Generation needs a minor with templates; rendering a configuration needs only the
