@@ -317,12 +317,14 @@ def parse(document: Any, source: str, base: Path | None, case: str | None) -> Wo
     if case is None:
         if len(choices) > 1:
             shown = ", ".join(titles[:8]) + (", ..." if len(titles) > 8 else "")
-            raise UsageError(f"{source} has {len(choices)} workloads; choose one with --case: {shown}")
+            raise UsageError(f"{source} has {len(choices)} workloads; choose one with {Setting.CASE}: {shown}")
         title, keys, inner = choices[0]
     else:
         found = [choice for choice in choices if choice[0] == case]
         if not found:
-            raise UsageError(f"--case {case[:80]!r}: no such workload in {source} (workloads: {', '.join(titles[:8])})")
+            raise UsageError(
+                f"{Setting.CASE} {case[:80]!r}: no such workload in {source} (workloads: {', '.join(titles[:8])})"
+            )
         title, keys, inner = found[0]
     case_name = str(keys.string("name"))
     for unsupported in ("featureGates", "schedulerConfigPath"):

@@ -37,6 +37,10 @@ FLAGS: dict[Setting, str] = {
     Setting.NODES: "--nodes",
     Setting.PODS: "--pods",
     Setting.ALLOW_EXISTING_PODS: "--allow-existing-pods",
+    Setting.CONTEXT: "--context",
+    Setting.RESCHEDULE: "--reschedule",
+    Setting.ANONYMIZE: "--anonymize",
+    Setting.SALT: "--salt",
 }
 
 

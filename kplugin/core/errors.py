@@ -45,6 +45,10 @@ class Setting(StrEnum):
     NODES = "{nodes}"
     PODS = "{pods}"
     ALLOW_EXISTING_PODS = "{allow_existing_pods}"
+    CONTEXT = "{context}"
+    RESCHEDULE = "{reschedule}"
+    ANONYMIZE = "{anonymize}"
+    SALT = "{salt}"
 
     @property
     def words(self) -> str:
@@ -80,6 +84,10 @@ _WORDS = {
     Setting.NODES: "node count",
     Setting.PODS: "pod count",
     Setting.ALLOW_EXISTING_PODS: "allow_existing_pods=True",
+    Setting.CONTEXT: "kubeconfig context",
+    Setting.RESCHEDULE: "reschedule selector",
+    Setting.ANONYMIZE: "anonymize",
+    Setting.SALT: "salt",
 }
 
 

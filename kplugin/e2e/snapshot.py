@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kplugin.core.errors import OperationError
+from kplugin.core.errors import OperationError, Setting
 from kplugin.e2e import entries
 from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import kinds
@@ -101,7 +101,8 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
             salt = str(client.get("/api/v1/namespaces/kube-system")["metadata"]["uid"])
         except (ApiError, KeyError) as err:
             raise OperationError(
-                f"--anonymize: cannot read the kube-system namespace's uid for a key ({err}); give --salt"
+                f"{Setting.ANONYMIZE}: cannot read the kube-system namespace's uid for a key ({err}); "
+                f"give {Setting.SALT}"
             ) from None
     anonymizer = Anonymizer(salt or "", request.keep_labels, request.anonymize_drivers) if request.anonymize else None
     wanted = set(request.namespaces)

@@ -89,7 +89,7 @@ def load(path: Path, context: str | None = None, option: str = Setting.KUBECONFI
 
     chosen = context if context is not None else document.get("current-context")
     if not chosen:
-        raise UsageError(f"{where}: no current-context; choose one with --context")
+        raise UsageError(f"{where}: no current-context; choose one with {Setting.CONTEXT}")
     if not isinstance(chosen, str):
         raise UsageError(f"{where}: current-context must be a string")
     spec = named("contexts", chosen, "context")

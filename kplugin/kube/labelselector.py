@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from kplugin.core import names
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 
 Matcher = Callable[[dict[str, str]], bool]
 
@@ -43,7 +43,7 @@ def _exists(key: str, wanted: bool) -> Matcher:
     return test
 
 
-def parse(text: str, option: str = "--reschedule") -> Matcher:
+def parse(text: str, option: str = Setting.RESCHEDULE) -> Matcher:
     if not text.strip() or len(text) > 4096:
         raise UsageError(f"{option} {text[:60]!r}: give a label selector, e.g. app=web or 'tier in (a,b)'")
     tests: list[Matcher] = []

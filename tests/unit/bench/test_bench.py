@@ -195,10 +195,10 @@ def test_a_file_of_several_workloads_needs_case(files: Path) -> None:
     (files / "perf.yaml").write_text(
         BASIC + "  - name: 5000Nodes\n    params: {initNodes: 5000, initPods: 1, measurePods: 2}\n"
     )
-    with pytest.raises(UsageError, match=r"has 2 workloads; choose one with --case: SchedulingBasic/500Nodes, "):
+    with pytest.raises(UsageError, match=r"has 2 workloads; choose one with workload case: SchedulingBasic/500Nodes, "):
         workload.load(files / "perf.yaml")
     assert workload.load(files / "perf.yaml", "SchedulingBasic/5000Nodes").nodes == 5000
-    with pytest.raises(UsageError, match="--case 'Nope/x': no such workload"):
+    with pytest.raises(UsageError, match="workload case 'Nope/x': no such workload"):
         workload.load(files / "perf.yaml", "Nope/x")
 
 
@@ -441,7 +441,7 @@ def test_kubeconfig_inline_certificates_and_contexts(tmp_path: Path, monkeypatch
     with pytest.raises(UsageError, match="authenticates with auth-provider, which kplugin does not support"):
         kubeconfig.load(config, "other")
     config.write_text("apiVersion: v1\nkind: Config\n")
-    with pytest.raises(UsageError, match="no current-context; choose one with --context"):
+    with pytest.raises(UsageError, match="no current-context; choose one with kubeconfig context"):
         kubeconfig.load(config)
 
 

@@ -118,7 +118,7 @@ def test_label_selectors(selector: str, labels: dict[str, str], matches: bool) -
 
 
 def test_a_bad_selector() -> None:
-    with pytest.raises(UsageError, match=r"--reschedule 'app=Web Server': 'app=Web Server' is not"):
+    with pytest.raises(UsageError, match=r"reschedule selector 'app=Web Server': 'app=Web Server' is not"):
         labelselector.parse("app=Web Server")
 
 
