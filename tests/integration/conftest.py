@@ -1,0 +1,61 @@
+"""The integration suites' shared set-up: each Kubernetes version they build is compiled
+once per run, before any of them builds it.
+
+Two pytest-xdist workers that build the same version at once would each compile all of
+Kubernetes (Go's build cache shares a package only once one build has finished it): on
+a cold cache that is minutes of both cores spent twice. So the first integration test on
+each worker compiles the packages every build of a version shares (kube-scheduler's and
+kube-apiserver's app packages, with the flags kplugin builds with: CGO_ENABLED=0,
+-trimpath), one version at a time under a lock the workers share; a worker that comes
+second finds it done. Warm, this is a few seconds of cache hits."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kplugin.model.versions import supported_releases
+
+# The versions the integration suites build: the oldest pin, the minor of the
+# kube-scheduler/framework split (compat, hints), the newest.
+BUILT = ("1.28.3", "1.34", supported_releases()[-1].key)
+APP_PACKAGES = ("k8s.io/kubernetes/cmd/kube-scheduler/app", "k8s.io/kubernetes/cmd/kube-apiserver/app")
+
+
+def _compile_once(version: str, base: Path) -> None:
+    done = base / f"compiled-{version}"
+    with open(base / f".compiled-{version}.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if done.exists():
+            return
+        where = base / f"compile-{version}"
+        env = {**os.environ, "CI": "true"}
+        _run([sys.executable, "-m", "kplugin", "new", "warm", "--k8s", version, "-o", str(where)], env)
+        _run(
+            ["go", "build", "-trimpath", *APP_PACKAGES],
+            {**env, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod"},
+            where / "warm",
+        )
+        done.touch()
+
+
+def _run(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> None:
+    done = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-3000:]}", pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _kubernetes_compiled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # shared by the run's workers
+        base = base.parent
+    for version in BUILT:
+        _compile_once(version, base)
+    yield
