@@ -3,12 +3,15 @@
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kplugin.cli import app
 from kplugin.cli.options import ProjectPath
+
+if TYPE_CHECKING:
+    from kplugin.doctor import Finding
 
 
 @app.command()
@@ -26,19 +29,13 @@ def doctor(
     from dataclasses import replace
 
     from kplugin import doctor
-    from kplugin.cli.console import out, print_table, say
+    from kplugin.cli.console import say
     from kplugin.cli.flags import render
     from kplugin.model import project as projects
     from kplugin.model.versions import resolve
 
     if list_rules:
-        # the settings the rules name, spelled as flags
-        rules = [replace(r, why=render(r.why), fix=render(r.fix)) for r in doctor.list_rules()]
-        if as_json:
-            out(json.dumps([{"id": r.id, "check": r.check, "severity": r.severity, "why": r.why, "fix": r.fix}
-                            for r in rules], indent=2) + "\n")  # fmt: skip
-        else:
-            out("".join(f"{r.id:28} {r.severity:8} [{r.check}]\n  why: {r.why}\n  fix: {r.fix}\n" for r in rules))
+        _print_rules(as_json)
         return
     project = projects.load(path)
     if config is not None:
@@ -56,6 +53,38 @@ def doctor(
         for f in doctor.run(project, target, config, binary)
     ]
     errors = sum(f.severity == doctor.ERROR for f in findings)
+    _print_findings(findings, as_json)
+    warnings = sum(f.severity == doctor.WARNING for f in findings)
+    notes = len(findings) - errors - warnings
+    say(
+        f"doctor: {errors} error(s), {warnings} warning(s)"
+        + (f", {notes} note(s)" if notes else "")
+        + f" for Kubernetes {target.version}"
+    )
+    if errors:
+        raise typer.Exit(1)
+
+
+def _print_rules(as_json: bool) -> None:
+    from dataclasses import replace
+
+    from kplugin import doctor
+    from kplugin.cli.console import out
+    from kplugin.cli.flags import render
+
+    # the settings the rules name, spelled as flags
+    rules = [replace(r, why=render(r.why), fix=render(r.fix)) for r in doctor.list_rules()]
+    if as_json:
+        out(json.dumps([{"id": r.id, "check": r.check, "severity": r.severity, "why": r.why, "fix": r.fix}
+                        for r in rules], indent=2) + "\n")  # fmt: skip
+    else:
+        out("".join(f"{r.id:28} {r.severity:8} [{r.check}]\n  why: {r.why}\n  fix: {r.fix}\n" for r in rules))
+
+
+def _print_findings(findings: "list[Finding]", as_json: bool) -> None:
+    from kplugin import doctor
+    from kplugin.cli.console import out, print_table
+
     if as_json:
         out(json.dumps(doctor.as_json(findings), indent=2) + "\n")
     elif sys.stdout is not None and sys.stdout.isatty() and findings:
@@ -70,12 +99,3 @@ def doctor(
         out(
             "".join(f"{f.where}: {f.severity}: [{f.rule}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n" for f in findings)
         )
-    warnings = sum(f.severity == doctor.WARNING for f in findings)
-    notes = len(findings) - errors - warnings
-    say(
-        f"doctor: {errors} error(s), {warnings} warning(s)"
-        + (f", {notes} note(s)" if notes else "")
-        + f" for Kubernetes {target.version}"
-    )
-    if errors:
-        raise typer.Exit(1)
