@@ -57,6 +57,7 @@ def go_env() -> dict[str, str]:
     return env
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """With pytest-xdist (make test: -n 2 --dist loadgroup), an integration module's tests
     stay on one worker, in order, so that its module-scoped projects and schedulers are made
