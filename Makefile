@@ -8,15 +8,16 @@ help: ## Show this help
 setup: ## Install and start what the suite needs where missing, saying what (scripts/setup-test-env)
 	PYTHON=$(PYTHON) scripts/setup-test-env
 
-# Two workers (pytest-xdist): an integration module stays on one worker (its projects and
-# schedulers are made once); the longest groups start first and the short tests fill in.
+# Two workers (pytest-xdist, --dist loadfile): a test file stays on one worker, so an
+# integration module's projects and schedulers are made once; tests/integration/conftest.py
+# compiles each Kubernetes version once for both workers.
 WORKERS ?= 2
 
 test: setup ## The whole suite (Go, Docker, control plane and tools included), after setup
-	$(PYTHON) -m pytest -n $(WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -n $(WORKERS) --dist loadfile --durations=25 $(PYTEST_ARGS)
 
 quick: ## Everything but the Go/Docker integration tests (tests/integration/)
-	$(PYTHON) -m pytest -n $(WORKERS) -m "not integration"
+	$(PYTHON) -m pytest -n $(WORKERS) --dist loadfile -m "not integration"
 
 lint: ## ruff, ruff format, mypy, the import layers
 	ruff check . && ruff format --check . && mypy && lint-imports

@@ -55,15 +55,3 @@ def go_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("GOFLAGS", "-mod=mod")
     return env
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With pytest-xdist (make test: -n 2 --dist loadgroup), an integration module's tests
-    stay on one worker, in order, so that its module-scoped projects and schedulers are made
-    once; the other tests spread over the workers one by one."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        if item.get_closest_marker("integration") is not None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
