@@ -14,7 +14,7 @@ setup: ## Install and start what the suite needs where missing, saying what (scr
 WORKERS ?= 2
 
 test: setup ## The whole suite (Go, Docker, control plane and tools included), after setup
-	$(PYTHON) -m pytest -n $(WORKERS) --dist loadfile --durations=25 $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 $(PYTEST_ARGS)
 
 quick: ## Everything but the Go/Docker integration tests (tests/integration/)
 	$(PYTHON) -m pytest -n $(WORKERS) --dist loadfile -m "not integration"
