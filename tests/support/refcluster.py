@@ -170,7 +170,18 @@ def objects(dra: bool = True, allocated: bool = False) -> list[dict[str, Any]]:
             "scratch-job",
             schedulingGates=[{"name": "example.com/quota"}],
             volumes=[
-                {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": "zonal"}}}}
+                {
+                    "name": "scratch",
+                    "ephemeral": {
+                        "volumeClaimTemplate": {
+                            "spec": {
+                                "storageClassName": "zonal",
+                                "accessModes": ["ReadWriteOnce"],
+                                "resources": {"requests": {"storage": "1Gi"}},
+                            }
+                        }
+                    },
+                }
             ],
         ),
     ]
