@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 from support import REPO, Kplugin, sigint_default
 
+from kplugin.model.points import POINTS
+from kplugin.model.spec import ExtensionPoint
 from kplugin.model.versions import supported_releases
 
 pytestmark = pytest.mark.integration
@@ -89,7 +91,13 @@ def test_both_profiles_measured_with_the_plugin_at_its_points(
         for i in items
         if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
     }
-    assert set(plugin) == {("Gpu", "Filter"), ("Gpu", "Score")}
+    # Filter and Score always; Score's NormalizeScore too when one of the cycles the
+    # scheduler samples for this metric (about 10%) took measurable time there
+    # (a 1.37 run under load showed it, most do not); never a point the plugin lacks
+    sample_labels = {
+        ("Gpu", label) for p in (ExtensionPoint.FILTER, ExtensionPoint.SCORE) for label in POINTS[p].metrics
+    }
+    assert {("Gpu", "Filter"), ("Gpu", "Score")} <= set(plugin) <= sample_labels, set(plugin)
     assert all(i["labels"]["Profile"] == "project" and i["data"]["Perc99"] > 0 for i in plugin.values())
     attempts = [i for i in items if i["labels"]["Metric"] == "scheduler_scheduling_attempt_duration_seconds"]
     assert {i["labels"]["Profile"] for i in attempts} == {"baseline", "project", "ratio"}
