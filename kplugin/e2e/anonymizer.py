@@ -190,15 +190,27 @@ class Anonymizer:
         if act is Act.KEEP:
             return _keep
         if act is Act.LABELS:
-            return lambda value, parent, index: self.labels(value)
+            labels = self.labels
+            return lambda value, parent, index: labels(value)
         if act is Act.ATTRIBUTES:
             return lambda value, parent, index: self.attributes(value)
         if act is Act.RESOURCES:
+            if not self.drivers:  # names kept: the mapping as it is (no call per resource)
+                return lambda value, parent, index: value if value.__class__ is dict else _DROP
             return lambda value, parent, index: self.resources(value)
         if act is Act.VALUES:
             return lambda value, parent, index: (
                 [self.value(str(parent.get("key")), v) for v in value] if isinstance(value, list) else _DROP
             )
+        one = self._plain(act)
+        if one is not None:  # the value alone decides: one call less per string
+
+            def run_plain(value: Any, parent: Any, index: int) -> Any:
+                if value.__class__ is str:
+                    return one(value)
+                return value if isinstance(value, (bool, int, float)) or value is None else _DROP
+
+            return run_plain
         scalar = self._scalar(act)
 
         def run(value: Any, parent: Any, index: int) -> Any:
@@ -208,7 +220,8 @@ class Anonymizer:
 
         return run
 
-    def _scalar(self, act: Act) -> Callable[[str, Any], Any]:
+    def _plain(self, act: Act) -> Callable[[str], Any] | None:
+        """The function of a string for an act that needs nothing but the string."""
         plain: dict[Act, Callable[[str], Any]] = {
             Act.HASH: self.word,
             Act.NAMESPACE: self.namespace,
@@ -220,9 +233,9 @@ class Anonymizer:
             Act.ATTRIBUTE_NAME: self.attribute_name,
             Act.CEL: self.cel,
         }
-        if act in plain:
-            fn = plain[act]
-            return lambda value, parent: fn(value)
+        return plain.get(act)
+
+    def _scalar(self, act: Act) -> Callable[[str, Any], Any]:
         if act is Act.VALUE:
             return lambda value, parent: self.value(str(parent.get("key")), value)
         if act is Act.CLAIM:  # a PV's claimRef has its namespace beside the name
