@@ -5,7 +5,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from support import Run
+from support import Run, run_directory
 
 from kplugin.cli import main
 
@@ -19,10 +19,7 @@ def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     (GOCACHE defaults under it), so every run would rebuild Kubernetes into a fresh,
     multi-gigabyte cache instead of sharing the machine's.
     """
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # one cache for the run's workers (cache.exclusive: built once)
-        base = base.parent
-    home = base / "kplugin-cache"
+    home = run_directory(tmp_path_factory.getbasetemp()) / "kplugin-cache"  # cache.exclusive: built once
     home.mkdir(exist_ok=True)
     previous = os.environ.get("KPLUGIN_CACHE_DIR")
     os.environ["KPLUGIN_CACHE_DIR"] = str(home)

@@ -11,7 +11,6 @@ second finds it done. Warm, this is a few seconds of cache hits."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import subprocess
 import sys
@@ -19,7 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import run_directory
 
+from kplugin.core import cache
 from kplugin.model.versions import supported_releases
 
 # The versions the integration suites build: the oldest pin, the minor of the
@@ -30,8 +31,7 @@ APP_PACKAGES = ("k8s.io/kubernetes/cmd/kube-scheduler/app", "k8s.io/kubernetes/c
 
 def _compile_once(version: str, base: Path) -> None:
     done = base / f"compiled-{version}"
-    with open(base / f".compiled-{version}.lock", "a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
+    with cache.exclusive(done):  # the lock kplugin's own cache uses, beside the marker
         if done.exists():
             return
         where = base / f"compile-{version}"
@@ -53,9 +53,7 @@ def _run(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _kubernetes_compiled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # shared by the run's workers
-        base = base.parent
+    base = run_directory(tmp_path_factory.getbasetemp())  # shared by the run's workers
     for version in BUILT:
         _compile_once(version, base)
     yield

@@ -6,6 +6,7 @@ this package."""
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,3 +36,9 @@ Kplugin = Callable[..., Run]  # the kplugin fixture: runs the CLI in-process
 def tree(root: Path) -> dict[str, bytes]:
     """Every file under root, by relative path."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def run_directory(base: Path) -> Path:
+    """Where the whole run keeps what its pytest-xdist workers share: ``base`` is a
+    worker's basetemp (pytest's ``getbasetemp()``), whose parent is the run's."""
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
