@@ -6,10 +6,19 @@ kept: ``served``, the objects served as JSON pages of 500 by the stand-in API se
 the unit tests (tests/support/fakeapi) and read by kplugin's own client, as a snapshot
 of a cluster reads them (without the network); and ``direct``, the objects handed to
 kplugin.e2e.snapshot.take from memory: kplugin's own work alone, the worst case for the
-ratio.
+ratio. With ``--apiserver`` (or a kube-apiserver kplugin built into its cache, as
+``kplugin e2e`` does), a third way, ``cluster``: the generated objects created in a real
+kube-apiserver with etcd (kplugin's local control plane) and snapshotted from it, as
+``kplugin snapshot`` does: what a user waits for.
+
+The stand-in server runs in a child process, and the generated objects are frozen out of
+the garbage collector's view (``gc.freeze``): a real snapshot holds one page of the
+cluster at a time, not the whole cluster, and a collector walking the benchmark's own
+fixture on every collection would charge kplugin for memory it never holds.
 
     python benchmarks/anonymize.py                        # 5,000 nodes, 50,000 pods
     python benchmarks/anonymize.py --nodes 500 --pods 5000 --repeat 3   # a quick look
+    python benchmarks/anonymize.py --apiserver ~/.cache/kplugin/bin/kube-apiserver-v1.37.2
 
 Prints the sizes, the times and the ratios anonymized / plain (the goal: within 1.2x).
 """
@@ -17,7 +26,11 @@ Prints the sizes, the times and the ratios anonymized / plain (the goal: within 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
+import multiprocessing
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,9 +43,9 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from support.fakeapi import JsonHandler, serving  # noqa: E402
 
-from kplugin.core import yamlio  # noqa: E402
+from kplugin.core import cache, yamlio  # noqa: E402
 from kplugin.e2e import snapshot  # noqa: E402
-from kplugin.kube import apiclient, kinds  # noqa: E402
+from kplugin.kube import apiclient, bulk, controlplane, kinds  # noqa: E402
 
 LIST = REPO / "tests" / "data" / "kubectl-list.yaml"
 SERVED = ["policy/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1", "resource.k8s.io/v1"]
@@ -169,33 +182,94 @@ def served(stub: Stub) -> type[JsonHandler]:
     return Handler
 
 
-def measure(objects: list[dict[str, Any]], anonymize: bool, repeat: int, url: str | None) -> tuple[int, float]:
+@contextlib.contextmanager
+def served_elsewhere(stub: Stub) -> Iterator[str]:
+    """``stub`` served as the API server does, from a child process (forked: it has the
+    objects already); its URL while it runs."""
+    context = multiprocessing.get_context("fork")
+    parent, child = context.Pipe()
+
+    def serve() -> None:
+        with serving(served(stub)) as url:
+            child.send(url)
+            child.recv()  # until the parent is done
+
+    process = context.Process(target=serve, daemon=True)
+    process.start()
+    try:
+        yield parent.recv()
+    finally:
+        parent.send("done")
+        process.join(10)
+
+
+def measure(
+    objects: list[dict[str, Any]], anonymize: bool, repeat: int, endpoint: apiclient.Endpoint | None
+) -> tuple[int, float]:
     """(bytes written, the fastest of ``repeat`` runs in seconds); through the API server
     at ``url``, or from memory."""
     best, size = float("inf"), 0
     for _ in range(repeat):
         chunks: list[bytes] = []
-        client: Any = Stub(objects) if url is None else apiclient.Client(apiclient.Endpoint(url, token="t"))
+        client: Any = Stub(objects) if endpoint is None else apiclient.Client(endpoint)
         request = snapshot.Request(anonymize=anonymize, salt="bench-key")
         started = time.perf_counter()
         snapshot.take(client, request, chunks.append, lambda *_: None)
         best = min(best, time.perf_counter() - started)
         size = sum(len(c) for c in chunks)
-        if url is not None:
+        if endpoint is not None:
             client.close()
     return size, best
 
 
-def report(title: str, objects: list[dict[str, Any]], repeat: int) -> None:
+def compare(way: str, objects: list[dict[str, Any]], repeat: int, endpoint: apiclient.Endpoint | None) -> None:
+    plain_size, plain_time = measure(objects, False, repeat, endpoint)
+    masked_size, masked_time = measure(objects, True, repeat, endpoint)
+    print(
+        f"  {way}: plain {plain_size:,} bytes in {plain_time:.3f}s; anonymized {masked_size:,} bytes in "
+        f"{masked_time:.3f}s; ratio: size {masked_size / plain_size:.2f}x, time {masked_time / plain_time:.2f}x"
+    )
+
+
+def report(title: str, objects: list[dict[str, Any]], repeat: int, apiserver: Path | None) -> None:
     print(f"{title}: {len(objects):,} objects")
-    with serving(served(Stub(objects))) as url:
-        for way, where in (("served", url), ("direct", None)):
-            plain_size, plain_time = measure(objects, False, repeat, where)
-            masked_size, masked_time = measure(objects, True, repeat, where)
-            print(
-                f"  {way}: plain {plain_size:,} bytes in {plain_time:.3f}s; anonymized {masked_size:,} bytes in "
-                f"{masked_time:.3f}s; ratio: size {masked_size / plain_size:.2f}x, time {masked_time / plain_time:.2f}x"
-            )
+    gc.collect()
+    gc.freeze()  # the fixture is not kplugin's memory (see the module docstring)
+    with served_elsewhere(Stub(objects)) as url:
+        compare("served", objects, repeat, apiclient.Endpoint(url, token="t"))
+    compare("direct", objects, repeat, None)
+    if apiserver is not None:
+        work = tempfile.TemporaryDirectory(prefix="kplugin-bench-anonymize-")
+        with work, controlplane.ControlPlane(Path(work.name), apiserver, lambda _: None) as plane:
+            created = populate(plane.client(), objects)
+            print(f"  cluster: {created:,} objects created in kube-apiserver {apiserver.name}")
+            endpoint = apiclient.Endpoint(plane.url, token=plane.token, ca_file=str(plane.cafile))
+            compare("cluster", objects, repeat, endpoint)
+
+
+def populate(client: apiclient.Client, objects: list[dict[str, Any]]) -> int:
+    """``objects`` created, what others refer to first (namespaces, nodes, classes)."""
+    done = 0
+    try:
+        ordered = sorted(objects, key=lambda o: (o["kind"] != "Namespace", kinds.ALL[o["kind"]].namespaced))
+        for first in (True, False):  # cluster-scoped objects, then namespaced ones
+            batch = [o for o in ordered if (not kinds.ALL[o["kind"]].namespaced) == first]
+            path_of = lambda o: kinds.ALL[o["kind"]].path(o["metadata"].get("namespace"))  # noqa: E731
+            done += bulk.run(client, bulk.create(path_of, batch), total=len(batch), what="objects").done
+    finally:
+        client.close()
+    return done
+
+
+def newest_apiserver() -> Path | None:
+    """The newest kube-apiserver kplugin built into its cache (``kplugin e2e`` builds one)."""
+    home = cache.directory("bin")
+    found = sorted(home.glob("kube-apiserver-v*"), key=lambda p: kinds_version(p.name)) if home else []
+    return found[-1] if found else None
+
+
+def kinds_version(name: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in name.rsplit("-v", 1)[1].split("-")[0].split(".") if n.isdigit())
 
 
 def main() -> None:
@@ -203,13 +277,19 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=50000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--apiserver", type=Path, help="a kube-apiserver (default: the newest in kplugin's cache)")
+    parser.add_argument("--no-cluster", action="store_true", help="skip the real kube-apiserver")
     options = parser.parse_args()
+    apiserver = None if options.no_cluster else options.apiserver or newest_apiserver()
+    if apiserver is None and not options.no_cluster:
+        print("no kube-apiserver in kplugin's cache (`kplugin e2e` builds one): served and direct only")
     listed = yamlio.parse(LIST.read_text(), str(LIST))["items"]
-    report("kubectl List (tests/data/kubectl-list.yaml)", listed, max(options.repeat, 20))
+    report("kubectl List (tests/data/kubectl-list.yaml)", listed, max(options.repeat, 20), None)
     report(
         f"generated: {options.nodes:,} nodes, {options.pods:,} pods",
         generated(options.nodes, options.pods),
         options.repeat,
+        apiserver,
     )
 
 

@@ -59,7 +59,8 @@ class Anonymizer:
             return self.namespace(value)
         return self.word(value)
 
-    def labels(self, labels: Any) -> Any:
+    def labels(self, labels: Any, parent: Any = None, index: int = 0) -> Any:
+        """Keys kept, values hashed; also the Fn of the LABELS act (no wrapper per value)."""
         if labels.__class__ is not dict:
             return _DROP
         keep, memo, out = self.keep, self._memo, {}
@@ -154,20 +155,25 @@ class Anonymizer:
     def _compile(self, rule: Rule) -> Fn:
         if isinstance(rule, dict):
             fields = {key: self._compile(sub) for key, sub in rule.items() if sub is not Act.DROP}
-            find = fields.get
+            hashed = frozenset(key for key, sub in rule.items() if sub is Act.HASH)  # inlined below
+            kept = frozenset(key for key, fn in fields.items() if fn is _keep)
+            find, memo, word = fields.get, self._memo, self.word
 
             def mapping(value: Any, parent: Any, index: int) -> Any:
                 if value.__class__ is not dict:
                     return _DROP
                 out = {}
                 for key, item in value.items():
-                    fn = find(key)
-                    if fn is _keep:
+                    if key in kept:
                         out[key] = item
-                    elif fn is not None:
-                        new = fn(item, value, index)
-                        if new is not _DROP:
-                            out[key] = new
+                    elif key in hashed and item.__class__ is str:  # most names: no call but the memo's
+                        out[key] = memo.get(item) or word(item)
+                    else:
+                        fn = find(key)
+                        if fn is not None:
+                            new = fn(item, value, index)
+                            if new is not _DROP:
+                                out[key] = new
                 return out
 
             return mapping
@@ -190,13 +196,12 @@ class Anonymizer:
         if act is Act.KEEP:
             return _keep
         if act is Act.LABELS:
-            labels = self.labels
-            return lambda value, parent, index: labels(value)
+            return self.labels
         if act is Act.ATTRIBUTES:
             return lambda value, parent, index: self.attributes(value)
         if act is Act.RESOURCES:
-            if not self.drivers:  # names kept: the mapping as it is (no call per resource)
-                return lambda value, parent, index: value if value.__class__ is dict else _DROP
+            if not self.drivers:  # names kept: the mapping as the API server gave it (always a mapping)
+                return _keep
             return lambda value, parent, index: self.resources(value)
         if act is Act.VALUES:
             return lambda value, parent, index: (
