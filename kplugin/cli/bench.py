@@ -340,25 +340,18 @@ def _print(
 
 
 def _tables(outcome: BenchOutcome) -> None:
-    from rich.table import Table
-
     from kplugin.bench import results
-    from kplugin.cli.console import print_table
+    from kplugin.cli.console import Column, Grid, print_grid
 
-    table = Table(title=f"{outcome.workload.title} on Kubernetes {outcome.kubernetes}")
-    for column, justify in (("", "left"), ("baseline", "right"), ("project", "right"), ("ratio", "right")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for row in results.rows(outcome):
-        table.add_row(*row)
-    print_table(table)
+    figures = (Column(""), Column("baseline", right=True), Column("project", right=True), Column("ratio", right=True))
+    title = f"{outcome.workload.title} on Kubernetes {outcome.kubernetes}"
+    print_grid(Grid(title, figures, tuple(tuple(row) for row in results.rows(outcome))))
     plugin_rows = results.plugin_rows(outcome)
     if plugin_rows:
-        plugins = Table(title="the project's plugins, sampled cycles (µs)")
-        for column in ("plugin", "extension point", "calls", "p50", "p90", "p99"):
-            plugins.add_column(column, justify="left" if column in ("plugin", "extension point") else "right")
-        for plugin_row in plugin_rows:
-            plugins.add_row(*plugin_row)
-        print_table(plugins)
+        names = ("plugin", "extension point", "calls", "p50", "p90", "p99")
+        columns = tuple(Column(n, right=n not in ("plugin", "extension point")) for n in names)
+        title = "the project's plugins, sampled cycles (µs)"
+        print_grid(Grid(title, columns, tuple(tuple(row) for row in plugin_rows)))
 
 
 def _where(config: Kubeconfig) -> str:

@@ -152,7 +152,7 @@ class _Steps:
         from kplugin.cli.flags import render
 
         with status(f"building with {choice.builder} ({render(choice.reason)})") as update:
-            yield lambda step: update(f"{step} ({time.monotonic() - self.started:.0f}s)")
+            yield update
 
 
 def _print(result: "BuildResult", as_json: bool, seconds: float) -> None:

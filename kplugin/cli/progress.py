@@ -1,7 +1,8 @@
 """Progress of long commands (e2e replays, snapshots, bulk creation): the current step
 and counted batches. On a terminal one Rich display (a spinner for the step, a bar with
-the rate for each batch); elsewhere plain lines on stderr, a batch every ten seconds and
-when it ends, so CI logs stay short."""
+the rate for each batch, each finished step a line with its time); elsewhere plain lines
+on stderr (console.Steps: a step's start, its end with its time, a heartbeat while it
+goes on), a batch every ten seconds and when it ends, so CI logs stay short."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ class Reporter:
         self._tasks: dict[str, Any] = {}
         self._started: dict[str, float] = {}
         self._last_line: dict[str, float] = {}
-        self._last_step = ""
+        self._steps: console.Steps | None = None
 
     def __enter__(self) -> Reporter:
         if console._is_tty():
@@ -48,22 +49,27 @@ class Reporter:
             )
             self._live.start()
             self._step = self._live.add_task(self.title, total=None, rate="")
+            live = self._live
+            self._steps = console.Steps(
+                show=lambda text: live.update(self._step, description=text), line=live.console.print
+            )
         else:
             console.say(self.title)
+            self._steps = console.Steps()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        if self._steps is not None:
+            self._steps.close()
         if self._live is not None:
             self._live.stop()
 
     def step(self, text: str) -> None:
-        if self._live is not None:
-            self._live.update(self._step, description=text)
-            return
-        key = text.rsplit(" (", 1)[0]  # a step that only changed its elapsed time is no new line
-        if key != self._last_step:
-            self._last_step = key
+        """The next step (its start and, when the next begins, its end with its time)."""
+        if self._steps is None:
             console.say(text)
+            return
+        self._steps.step(text)
 
     def count(self, what: str, done: int, total: int) -> None:
         now = time.monotonic()

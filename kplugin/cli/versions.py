@@ -8,6 +8,7 @@ import typer
 from kplugin.cli import app
 
 if TYPE_CHECKING:
+    from kplugin.cli.console import Grid
     from kplugin.model.versions import MinorRelease
 
 # What the scheduling queue does with plugins' QueueingHintFns by default, per fact.
@@ -26,7 +27,7 @@ def versions(
     all_: Annotated[bool, typer.Option("--all", help="Include catalogued minors without templates yet.")] = False,
 ) -> None:
     """The Kubernetes versions kplugin generates for."""
-    from kplugin.cli.console import out, print_table
+    from kplugin.cli.console import out, print_grid
     from kplugin.model import versions as catalog
 
     releases = sorted(catalog.catalog().values(), key=lambda r: r.newest.minor)
@@ -36,7 +37,7 @@ def versions(
     if as_json:
         out(json.dumps(rows, indent=2) + "\n")
         return
-    print_table(_table(rows))
+    print_grid(_grid(rows, all_))
 
 
 def _row(r: "MinorRelease") -> dict[str, Any]:
@@ -59,36 +60,28 @@ def _row(r: "MinorRelease") -> dict[str, Any]:
     }
 
 
-def _table(rows: list[dict[str, Any]]) -> Any:
-    from rich.table import Table
+def _grid(rows: list[dict[str, Any]], all_: bool) -> "Grid":
+    """The matrix as a Grid: short columns a log's 80 columns hold, the long free text
+    (plugin API changes, the early patches' QueueingHints) as detail lines."""
+    from kplugin.cli.console import Column, Grid
 
-    table = Table(
-        "minor",
-        "newest patch",
-        "go directive",
-        "Go",
-        "config APIs",
-        "staging",
-        "supported",
-        "QueueingHints",
-        "SignPod",
-        "plugin API changes",
-    )
+    names = ["minor", "newest", "Go", "go.mod", "config APIs", "staging"]
+    names += ["supported"] if all_ else []
+    columns = [Column(n, right=n == "staging") for n in names]
+    columns += [Column("QueueingHints"), Column("SignPod"), Column("note", detail=True)]
+    columns += [Column("plugin API changes", detail=True)]
+    table = []
     for row in rows:
-        table.add_row(
-            row["minor"],
-            row["newest_patch"],
-            row["go_directive"],
-            row["go_version"],
-            ", ".join(row["config_api_versions"]),
-            str(row["staging_modules"]),
-            "yes" if row["supported"] else "not yet",
-            row["queueing_hints"]
-            + (f" (on in {row['queueing_hints_early_patches']})" if row["queueing_hints_early_patches"] else ""),
-            "yes" if row["sign_pod"] else "-",
-            "; ".join(row["api_changes"]) or "-",
-        )
-    return table
+        early = row["queueing_hints_early_patches"]
+        values = [row["minor"], row["newest_patch"], row["go_version"], row["go_directive"]]
+        values += [", ".join(row["config_api_versions"]), str(row["staging_modules"])]
+        values += ["yes" if row["supported"] else "not yet"] if all_ else []
+        values += [row["queueing_hints"], "yes" if row["sign_pod"] else "-"]
+        values += [f"QueueingHints on by default in {early}" if early else ""]
+        values += ["; ".join(row["api_changes"]) or "-"]
+        table.append(tuple(values))
+    legend = tuple(f"QueueingHints {fact}: {text}" for fact, text in HINTS.items())
+    return Grid("Kubernetes versions kplugin generates for", tuple(columns), tuple(table), legend)
 
 
 def _early_range(minor: str, through: int) -> str:

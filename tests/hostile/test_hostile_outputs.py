@@ -169,6 +169,8 @@ def test_output_on_a_read_only_file_system(tmp_path: Path) -> None:
 STDOUT_COMMANDS = {
     "render-config": lambda w: ("render-config", str(w.project)),
     "versions": lambda _w: ("versions",),
+    "versions-all-json": lambda _w: ("versions", "--all", "--json"),
+    "doctor": lambda w: ("doctor", str(w.project)),
     "doctor-json": lambda w: ("doctor", str(w.project), "--json"),
     "upgrade-json": lambda w: ("upgrade", str(w.project), "--k8s", "1.37", "--dry-run", "--json"),
     "version": lambda _w: ("--version",),

@@ -453,3 +453,13 @@ def test_anonymize_drivers_goes_with_anonymize(kplugin: Kplugin, api: tuple[Fake
         "kplugin: error: --anonymize-drivers goes with --anonymize; add --anonymize"
     ]
     assert not out.exists()
+
+
+def test_a_snapshot_to_a_full_stdout_is_one_error(api: tuple[Fake, Path]) -> None:
+    """The scenario on stdout, and stdout is a full disk: one line, exit 1 (issue 27)."""
+    from support import hostile
+
+    _, config = api
+    with open("/dev/full", "w") as full:
+        result = hostile.cli("snapshot", "--kubeconfig", str(config), stdout=full)
+    hostile.refused(result, 1, "writing to stdout: No space left on device", progress=("snapshot of ", "  "))
