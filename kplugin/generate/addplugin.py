@@ -103,10 +103,9 @@ def add_plugin(
 
 
 def _apply(project: Project, plan: sync.Sync, result: AddResult, tidy: bool, dry_run: bool) -> AddResult:
-    if dry_run:
-        result.changed = sorted({*plan.writes, *plan.deletes})
-        return result
-    result.changed = sync.apply(project, plan, golang.mod_tidy if tidy else None)
+    in_stage = golang.mod_tidy if tidy else None
+    # a dry run stages what the run would and lists what differs: the run's own list
+    result.changed = sync.preview(project, plan, in_stage) if dry_run else sync.apply(project, plan, in_stage)
     return result
 
 

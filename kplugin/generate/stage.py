@@ -102,26 +102,45 @@ def staged(dest: Destination, changes: Changes, in_stage: Callable[[Path], objec
                     p.rmdir()
 
 
+def differences(dest: Destination, changes: Changes, stage: Path) -> list[PurePosixPath]:
+    """The paths whose bytes in ``stage`` differ from the project's, and those deleted:
+    what a commit of the stage changes."""
+    changed = [
+        path
+        for path in sorted({*changes.writes, *_TOOL_EDITED})
+        if (staged_bytes := safefs.read_project_file(stage, path)) is not None
+        and staged_bytes != safefs.read_project_file(dest.root, path)
+    ]
+    return sorted({*changed, *changes.deletes})
+
+
 def commit(dest: Destination, changes: Changes, stage: Path) -> list[PurePosixPath]:
     """Move the stage's result into place; returns the paths that changed."""
     if dest.fresh:
         _move_new(dest.root, stage)
         return sorted({*changes.writes, *(p for p in _TOOL_EDITED if (dest.root / p).is_file())})
     check_targets(dest, changes)  # again, under the lock: the tree may have changed
-    changed: list[PurePosixPath] = []
+    changed = differences(dest, changes, stage)
     with safefs.transaction(dest.root, stage / ".kplugin-backup") as tx:
-        for path in sorted({*changes.writes, *_TOOL_EDITED}):
-            staged_bytes, disk = safefs.read_project_file(stage, path), safefs.read_project_file(dest.root, path)
-            if staged_bytes is None or staged_bytes == disk:
-                continue
-            tx.put(stage / path, path)
-            changed.append(path)
-        for path in changes.deletes:
-            tx.delete(path)
-            changed.append(path)
+        for path in changed:
+            if path in changes.deletes:
+                tx.delete(path)
+            else:
+                tx.put(stage / path, path)
     for path in changes.deletes:
         _remove_empty_parents(dest.root, path)
-    return sorted(changed)
+    return changed
+
+
+def preview(
+    dest: Destination, changes: Changes, in_stage: Callable[[Path], object] | None = None
+) -> list[PurePosixPath]:
+    """What ``apply`` would change, from the same stage, the project left as it is."""
+    try:
+        with staged(dest, changes, in_stage) as stage:
+            return differences(dest, changes, stage)
+    except OSError as err:
+        raise OperationError(f"staging {dest.root}: {err.strerror or err}") from err
 
 
 def apply(

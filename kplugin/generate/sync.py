@@ -252,3 +252,9 @@ def apply(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None 
     under a lock on the project (a second kplugin updating it fails at once); returns
     the paths that changed."""
     return stage.apply(_destination(project), sync.changes(), go_mod, what="updating the project")
+
+
+def preview(project: Project, sync: Sync, go_mod: Callable[[Path], object] | None = None) -> list[PurePosixPath]:
+    """The paths ``apply`` would change (the same stage, ``go_mod`` included), the
+    project left as it is: a dry run that lists exactly what the real run changes."""
+    return stage.preview(_destination(project), sync.changes(), go_mod)

@@ -89,10 +89,11 @@ def upgrade(prepared: Prepared, *, tidy: bool = True, dry_run: bool = False) -> 
         notices=list(prepared.notices),
         not_recreated=list(plan.not_recreated),
     )
-    if dry_run:
-        result.changed = sorted({*plan.writes, *plan.deletes, PurePosixPath("go.mod"), PurePosixPath("go.sum")})
+    go_mod = _go_mod(project, target, plan, tidy)
+    if dry_run:  # the real run's stage, not committed: the same list of changes
+        result.changed = sync.preview(project, plan, go_mod)
         return result
-    result.changed = sync.apply(project, plan, _go_mod(project, target, plan, tidy))
+    result.changed = sync.apply(project, plan, go_mod)
     if not tidy:
         result.notices.append(f"{Setting.NO_TIDY}: go.sum is not updated; run 'go mod tidy' in {project.root}")
     return result

@@ -172,7 +172,7 @@ STDOUT_COMMANDS = {
     "versions-all-json": lambda _w: ("versions", "--all", "--json"),
     "doctor": lambda w: ("doctor", str(w.project)),
     "doctor-json": lambda w: ("doctor", str(w.project), "--json"),
-    "upgrade-json": lambda w: ("upgrade", str(w.project), "--k8s", "1.37", "--dry-run", "--json"),
+    "upgrade-json": lambda w: ("upgrade", str(w.project), "--k8s", "1.37", "--dry-run", "--json", "--no-tidy"),
     "version": lambda _w: ("--version",),
     "help": lambda _w: ("render-config", "--help"),
 }

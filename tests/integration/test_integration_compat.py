@@ -172,9 +172,16 @@ def test_plugin_code_written_once_moves_between_minors(
     at_oldest = tree(project)
 
     for version in [NEWEST, OLDEST]:
+        before = tree(project)
+        dry = kplugin("upgrade", str(project), "--k8s", version, "--json", "--dry-run")
+        assert dry.code == 0, dry.stderr
+        assert tree(project) == before, "a dry run changes nothing"
         run = kplugin("upgrade", str(project), "--k8s", version, "--json")
         assert run.code == 0, run.stderr
         changed = json.loads(run.stdout)["changed"]
+        assert json.loads(dry.stdout)["changed"] == changed, "the dry run lists exactly what the run changes"
+        after = tree(project)
+        assert changed == sorted(p for p in {*before, *after} if before.get(p) != after.get(p)), changed
         assert "internal/fw/zz_generated.fw.go" in changed and "pkg/wo/zz_generated.adapter.go" in changed
         assert not [p for p in changed if p.startswith("pkg/wo/") and "zz_generated" not in p], changed
         assert {name: sha(project / "pkg/wo" / name) for name in mine} == mine, f"user files changed at {version}"

@@ -35,23 +35,49 @@ def refused(run: Run, code: int, *needles: str) -> None:
 
 
 def test_dry_run_lists_only_generated_files(kplugin: Kplugin, project: Path) -> None:
+    """Without go mod tidy here (no Go module downloads in unit tests): go.mod is re-pinned
+    in the stage, go.sum left alone; test_integration_compat compares a tidied dry run
+    with the real run."""
     before = tree(project)
-    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json")
+    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json", "--no-tidy")
     assert run.code == 0, run.stderr
     result = json.loads(run.stdout)
     assert (result["from"], result["to"], result["dry_run"]) == ("1.28.15", "1.37.2", True)
     changed = set(result["changed"])
+    assert "go.sum" not in changed
     assert {
         "go.mod",
-        "go.sum",
         "Dockerfile",
         "internal/fw/zz_generated.fw.go",
         "internal/schedtest/zz_generated.schedtest.go",
         "pkg/gpu/zz_generated.adapter.go",
         "deploy/rbac.yaml",  # 1.34 added DRA rules
     } <= changed
-    assert not any(scaffold.is_user_file(Path(p)) for p in changed if p != "go.sum"), changed
+    assert not any(scaffold.is_user_file(Path(p)) for p in changed), changed
     assert tree(project) == before
+    real = kplugin("upgrade", str(project), "--k8s", "1.37", "--json", "--no-tidy")
+    assert real.code == 0, real.stderr
+    assert json.loads(real.stdout)["changed"] == result["changed"], "the dry run lists what the run changes"
+
+
+def test_a_refresh_at_the_same_version_lists_what_it_rewrites(kplugin: Kplugin, project: Path) -> None:
+    """A new schedulerName in kplugin.yaml, then the same version again: deploy/, the
+    chart and kplugin.yaml's digests are rewritten. The dry run lists exactly that, as
+    the run does; go.mod and go.sum are not listed (they do not change)."""
+    meta = project / "kplugin.yaml"
+    meta.write_text(meta.read_text().replace("schedulerName: gpu\n", "schedulerName: gpu-two\n"))
+    before = tree(project)
+    dry = kplugin("upgrade", str(project), "--k8s", "1.28.15", "--dry-run", "--json", "--no-tidy")
+    assert dry.code == 0, dry.stderr
+    assert tree(project) == before
+    real = kplugin("upgrade", str(project), "--k8s", "1.28.15", "--json", "--no-tidy")
+    assert real.code == 0, real.stderr
+    changed = json.loads(real.stdout)["changed"]
+    assert json.loads(dry.stdout)["changed"] == changed
+    after = tree(project)
+    assert changed == sorted(p for p in {*before, *after} if before.get(p) != after.get(p))
+    assert {"kplugin.yaml", "deploy/configmap.yaml", "charts/gpu/values.yaml"} <= set(changed), changed
+    assert not {"go.mod", "go.sum"} & set(changed)
 
 
 @pytest.mark.parametrize(
@@ -116,7 +142,7 @@ def test_edited_generated_file_that_does_not_change_is_no_conflict(kplugin: Kplu
     """.golangci.yml is the same on every version: an edit there does not block."""
     with (project / ".golangci.yml").open("a") as handle:
         handle.write("# mine\n")
-    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json")
+    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json", "--no-tidy")
     assert run.code == 0, run.stderr
     assert ".golangci.yml" not in json.loads(run.stdout)["changed"]
 
@@ -124,7 +150,7 @@ def test_edited_generated_file_that_does_not_change_is_no_conflict(kplugin: Kplu
 def test_keep_edited_names_the_kept_files(kplugin: Kplugin, project: Path) -> None:
     with (project / "Makefile").open("a") as handle:
         handle.write("\nmine:\n\techo mine\n")
-    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json", "--keep-edited")
+    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--dry-run", "--json", "--keep-edited", "--no-tidy")
     assert run.code == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["kept_edited"] == ["Makefile"]
@@ -154,7 +180,7 @@ def test_native_project_stays_on_its_minor(kplugin: Kplugin, tmp_path: Path) -> 
         "pkg/nat/plugin.go would change",
     )
     assert tree(project) == before
-    run = kplugin("upgrade", str(project), "--k8s", "1.28.15", "--dry-run", "--json")
+    run = kplugin("upgrade", str(project), "--k8s", "1.28.15", "--dry-run", "--json", "--no-tidy")
     assert run.code == 0, run.stderr  # a patch upgrade keeps the API
 
 
@@ -171,9 +197,16 @@ def test_add_plugin_creates_the_package_and_registers_it(kplugin: Kplugin, proje
     mine = project / "pkg/gpu/plugin.go"
     mine.write_text(mine.read_text() + "\n// my own change\n")
     before = tree(project)
-    run = kplugin("add", "plugin", "Another", "-p", str(project), "--extension-points", "prefilter,filter", "--no-tidy")
+    args = ("add", "plugin", "Another", "-p", str(project), "--extension-points", "prefilter,filter", "--no-tidy")
+    dry = kplugin(*args, "--dry-run")
+    assert dry.code == 0, dry.stderr
+    assert tree(project) == before
+    run = kplugin(*args)
     assert run.code == 0, run.stderr
     after = tree(project)
+    listed = [line.split()[-1] for line in dry.stderr.splitlines() if line.startswith("  ")]
+    assert listed == [line.split()[-1] for line in run.stderr.splitlines() if line.startswith("  ")]
+    assert sorted(listed) == sorted(p for p in {*before, *after} if before.get(p) != after.get(p)), listed
     for name in ["plugin.go", "plugin_test.go", "args.go", "register.go", "zz_generated.adapter.go"]:
         assert f"pkg/another/{name}" in after, name
     assert after["pkg/gpu/plugin.go"] == before["pkg/gpu/plugin.go"]
