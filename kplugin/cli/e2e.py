@@ -1,9 +1,11 @@
 """kplugin e2e: the project's scheduler against a real local control plane."""
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -19,6 +21,7 @@ if TYPE_CHECKING:  # the command's modules load only when it runs
     from kplugin.cli.progress import Reporter
     from kplugin.core.progress import Progress
     from kplugin.e2e.replay import Session
+    from kplugin.e2e.report import ScoreView, Suite
     from kplugin.e2e.run import ClusterFactory, Inputs, Outcome
     from kplugin.e2e.scenario import Scenario
     from kplugin.kube.kubeconfig import Kubeconfig
@@ -35,6 +38,8 @@ EPILOG = """Examples:
   kplugin e2e gpu-aware -s snapshot.json --compare default --reschedule app=web --k8s 1.37 --json
 
   kplugin e2e gpu-aware -s big.json --compare default --kubeconfig kwok.yaml   # an existing (kwok) cluster
+
+  kplugin e2e gpu-aware -s scenario.yaml --junit e2e.xml --scores all   # a test report for CI
 """
 
 
@@ -50,6 +55,27 @@ class Compare(StrEnum):
         if value != cls.DEFAULT:
             raise UsageError(f"--compare {value[:60]!r}: the one profile to compare with is 'default'")
         return cls.DEFAULT
+
+
+@dataclass(frozen=True)
+class Scores:
+    """--scores: the nodes whose scores each pod shows in the text report, best first:
+    the best ``top`` (None: all; 0: none)."""
+
+    top: int | None
+
+    @classmethod
+    def parse(cls, value: str) -> "Scores":
+        from kplugin.core.errors import UsageError
+        from kplugin.e2e.report import TOP_NODES
+
+        if value in ("all", "none"):
+            return cls(None if value == "all" else 0)
+        if re.fullmatch(r"[0-9]+", value) and int(value) > 0:
+            return cls(int(value))
+        raise UsageError(
+            f"--scores {value[:60]!r}: give all, none or a positive number of nodes (the default is {TOP_NODES})"
+        )
 
 
 ScenarioFile = Annotated[
@@ -101,6 +127,25 @@ Admin = Annotated[
 ]
 Verbosity = Annotated[int, typer.Option("--scheduler-v", help="kube-scheduler log level (-v).")]
 Json = Annotated[bool, typer.Option("--json", help="Print the placements (or the diff) as JSON.")]
+ScoresShown = Annotated[
+    Scores | None,
+    typer.Option(
+        "--scores",
+        parser=Scores.parse,
+        metavar="all|none|N",
+        help="The nodes whose scores each pod shows in the text report, best first: the best N, all or none. "
+        "Default: 5.",
+    ),
+]
+Junit = Annotated[
+    Path | None,
+    typer.Option(
+        "--junit",
+        help="Also write a JUnit XML report: a test case per expectation of the scenario (with --compare, "
+        "a test suite per profile).",
+    ),
+]
+Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing --junit file.")]
 
 
 @app.command(epilog=EPILOG)
@@ -120,6 +165,9 @@ def e2e(
     keep: Keep = False,
     verbosity: Verbosity = 2,
     as_json: Json = False,
+    scores: ScoresShown = None,
+    junit: Junit = None,
+    force: Force = False,
     template: RetargetTemplate = None,
 ) -> None:
     """Run the project's scheduler against a real local control plane and a scenario of nodes and pods."""
@@ -130,6 +178,7 @@ def e2e(
     from kplugin.kube import controlplane
 
     matcher, cluster_config = _check_options(timeout, verbosity, reschedule, kubeconfig, context)
+    report = _Report(_view(scores), _junit_target(junit, force), str(scenario or "the default scenario"))
     pinned, target = load_for_version(path, template, k8s)
     # every input is read and checked before anything is built or started
     loaded = _scenario(target, scenario, reschedule, matcher)
@@ -148,9 +197,10 @@ def e2e(
             options = run.Options(timeout=timeout, keep=keep, verbosity=verbosity)
             sessions = list(run.sessions(done.inputs, done.scheduler, targets, options, reporter, labels))
     if compare:
-        _print_comparison(done.inputs, sessions, time.monotonic() - started, as_json)
+        _print_comparison(done.inputs, sessions, time.monotonic() - started, as_json, report)
     else:
-        _print_outcome(run.outcome_of(done.inputs, *sessions[0], time.monotonic() - started), as_json)
+        outcome = run.outcome_of(done.inputs, *sessions[0], time.monotonic() - started)
+        _print_outcome(outcome, as_json, report, _suite(report, done.inputs, sessions[0][0]))
 
 
 def _check_options(
@@ -250,32 +300,85 @@ class _Steps:
         run.check_config(inputs, scheduler)  # the scheduler's own verdict, before anything starts
 
 
+@dataclass(frozen=True)
+class _Report:
+    """How the run is reported besides stdout: the text's scores (--scores), the JUnit
+    file (--junit, checked before the run) and the scenario's name in it."""
+
+    view: "ScoreView"
+    junit: Path | None
+    scenario: str
+
+
+def _view(scores: Scores | None) -> "ScoreView":
+    """The scores each pod shows (--scores), laid out within the width of the output
+    ($COLUMNS, else the terminal's, else 80)."""
+    import shutil
+
+    from kplugin.e2e.report import TOP_NODES, ScoreView
+
+    top = TOP_NODES if scores is None else scores.top
+    return ScoreView(top=top, width=shutil.get_terminal_size((80, 24)).columns, more="--scores all")
+
+
+def _junit_target(junit: Path | None, force: bool) -> Path | None:
+    """Where --junit writes: its directory exists, it is no directory, and it is
+    overwritten only with --force (as -o of other commands)."""
+    from kplugin.core import safefs
+
+    return safefs.output_target(junit, "--junit", force=force) if junit is not None else None
+
+
+def _write_junit(report: _Report, suites: "list[Suite]") -> None:
+    from kplugin.cli.console import say
+    from kplugin.core import safefs
+    from kplugin.e2e.report import junit_xml
+
+    if report.junit is not None:
+        safefs.write_atomic(report.junit, junit_xml(suites, report.view))
+        say(f"e2e: JUnit report written to {report.junit}")
+
+
+def _suite(report: _Report, inputs: "Inputs", session: "Session", label: str = "") -> "Suite":
+    """A replay's test suite: its expectations, enforced for the project's profile only."""
+    from kplugin.e2e.report import Suite
+    from kplugin.e2e.run import ProfileLabel
+
+    properties = {"kubernetes": str(inputs.project.version), "scenario": report.scenario}
+    properties |= {"profile": session.profile, "schedulerName": session.scheduler_name}
+    name = f"e2e {inputs.project.name}: {report.scenario}" + (f" ({label} profile)" if label else "")
+    enforced = session.profile == ProfileLabel.PLUGIN
+    return Suite(name, session.placements, session.scheduling_seconds, properties, enforced=enforced)
+
+
 def _print_comparison(
-    inputs: "Inputs", sessions: "list[tuple[Session, Path | None]]", seconds: float, as_json: bool
+    inputs: "Inputs", sessions: "list[tuple[Session, Path | None]]", seconds: float, as_json: bool, report: _Report
 ) -> None:
     from kplugin.cli.console import out, say
     from kplugin.e2e import compare, run
 
     kept = sessions[0][1]
     result = compare.compare(inputs, sessions[0][0], sessions[1][0], seconds)
-    out(json.dumps(compare.as_json(result), indent=2) + "\n" if as_json else compare.text(result))
+    out(json.dumps(compare.as_json(result), indent=2) + "\n" if as_json else compare.text(result, report.view))
     say(
         f"e2e --compare default: {result.changed} difference(s) in {result.seconds}s"
         + (f"; logs kept in {kept}" if kept else "")
     )
+    _write_junit(report, [_suite(report, inputs, session, session.profile) for session, _ in sessions])
     for session, _ in sessions:
         run.check_rbac(session.denied, session.identity)
     run.check_expectations(sessions[0][0].placements)
 
 
-def _print_outcome(outcome: "Outcome", as_json: bool) -> None:
+def _print_outcome(outcome: "Outcome", as_json: bool, report: _Report, suite: "Suite") -> None:
     from kplugin.cli.console import out, say
     from kplugin.e2e import run
+    from kplugin.e2e.report import placements_text
 
     if as_json:
         out(json.dumps(run.as_json(outcome), indent=2) + "\n")
     else:
-        _table(outcome, out)
+        out(placements_text(outcome.placements, report.view))
     bound = sum(p.node is not None for p in outcome.placements)
     say(
         f"e2e: {bound}/{len(outcome.placements)} pod(s) bound by {outcome.scheduler_name} "
@@ -283,6 +386,7 @@ def _print_outcome(outcome: "Outcome", as_json: bool) -> None:
         f"{outcome.created.objects:,} objects created at {outcome.created.per_second:,.0f} objects/s"
         + (f"; logs kept in {outcome.work}" if outcome.work else "")
     )
+    _write_junit(report, [suite])
     run.check(outcome)
 
 
@@ -304,25 +408,3 @@ def _clusters(
         return cluster.Existing(cluster_config, apiclient.Client(endpoint), work, progress)
 
     return make
-
-
-def _table(outcome: "Outcome", out: Callable[[str], None]) -> None:
-    """Each pod the scheduler placed (or not): where, why, every plugin's score per node."""
-    from kplugin.e2e.compare import scores_line
-
-    before = 0
-    for p in outcome.placements:
-        if p.bound_before and p.expected is None and p.preempted_by is None:
-            before += 1
-            continue
-        mark = "" if p.expected is None else ("ok" if p.as_expected else f"EXPECTED {' or '.join(p.expected)}")
-        out(f"{p.pod:24} {p.where:24} {mark}".rstrip() + "\n")
-        if p.reason:
-            out(f"    why: {p.reason}\n")
-        if p.scores:
-            out(f"    scores: {scores_line(p)}\n")
-        if p.attempts > 1 or p.requeues:
-            moved = ", ".join(f"{r.event} ({r.queue})" for r in p.requeues)
-            out(f"    attempts: {p.attempts}" + (f"; requeued by: {moved}" if moved else "") + "\n")
-    if before:
-        out(f"({before} pod(s) bound already in the scenario, not shown)\n")

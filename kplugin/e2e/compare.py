@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kplugin.e2e import usage
+from kplugin.e2e.report import DEFAULT_VIEW, ScoreView, score_table
 from kplugin.e2e.run import Inputs, creation_json, placement_json
 from kplugin.e2e.scenario import Pod, Scenario
 from kplugin.e2e.session import PodPlacement, Session
@@ -190,17 +191,19 @@ def as_json(result: Comparison) -> dict[str, Any]:
     }
 
 
-def scores_line(placement: PodPlacement) -> str:
-    """Each node's total and every plugin's share: "a 190 (Fit 90, Gpu 100), b ..."."""
-    shown = []
-    for score in placement.scores:
-        parts = ", ".join(f"{name} {value}" for name, value in score.plugins.items())
-        shown.append(f"{score.node} {score.total}" + (f" ({parts})" if parts else ""))
-    return "; ".join(shown)
+def _scores(change: Change, view: ScoreView) -> list[str]:
+    """Both profiles' scores of a pod placed differently, each under its profile's name."""
+    lines = []
+    for label, placement in (("plugin", change.plugin), ("default", change.default)):
+        table = score_table(placement.scores, view, indent="        ")
+        if table:
+            lines += [f"      {label}:", *table]
+    return lines
 
 
-def text(result: Comparison) -> str:
-    """The report for people: summary counts first, then each difference."""
+def text(result: Comparison, view: ScoreView = DEFAULT_VIEW) -> str:
+    """The report for people: summary counts first, then each difference (a pod placed
+    differently with both profiles' scores, laid out as ``view`` says)."""
     lines = []
     victims = result.victims
     lines.append(
@@ -222,10 +225,7 @@ def text(result: Comparison) -> str:
             ties = [label for label, p in (("plugin", change.plugin), ("default", change.default)) if p.tied]
             tie = f"  (a tie of best scores with the {' and '.join(ties)} profile: picked at random)" if ties else ""
             lines.append(f"  {change.pod:30} {change.plugin.node} -> {change.default.node}{tie}")
-            if change.plugin.scores:
-                lines.append(f"      plugin:  {scores_line(change.plugin)}")
-            if change.default.scores:
-                lines.append(f"      default: {scores_line(change.default)}")
+            lines += _scores(change, view)
     if result.became_unschedulable:
         lines.append("")
         lines.append("unschedulable with the plugin (the default scheduler places them):")
