@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> None:
         # click quotes the whole bad value: a number of 5,000 digits is shown by its start
         message = re.sub(r"'([^'\n]{40})[^'\n]{20,}'", r"'\1...'", message)
         sys.stderr.write(f"kplugin: error: {message}{hint}\n")
+        _annotate(message)
         code = err.exit_code
     except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM/SIGHUP (core.interrupts.Terminated)
         from kplugin.core.interrupts import interruption
@@ -221,8 +222,10 @@ def _report(err: Exception) -> int:
         from kplugin.cli.flags import message, render
 
         sys.stderr.write(f"kplugin: error: {message(err)}\n")
-        for line in err.details:
-            sys.stderr.write(f"  {render(line)}\n")
+        details = [render(line) for line in err.details]
+        for line in details:
+            sys.stderr.write(f"  {line}\n")
+        _annotate(message(err), details)
         if isinstance(err, ToolError) and state.debug:
             sys.stderr.write(err.tail + "\n")
         return err.exit_code
@@ -234,3 +237,12 @@ def _report(err: Exception) -> int:
         return 1
     sys.stderr.write(f"kplugin: internal error: {type(err).__name__}: {err} (rerun with --debug for the traceback)\n")
     return 1
+
+
+def _annotate(message: str, details: list[str] | None = None) -> None:
+    """On GitHub Actions, an error that names a file and line (and each detail line that
+    does, such as the compiler's) also as an annotation there."""
+    from kplugin.cli import github
+
+    if github.active():
+        github.write(github.error_annotations(message, details or []))

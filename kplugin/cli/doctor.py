@@ -54,6 +54,7 @@ def doctor(
     ]
     errors = sum(f.severity == doctor.ERROR for f in findings)
     _print_findings(findings, as_json)
+    _annotate(findings, project.root, [p for p in (config, binary) if p is not None])
     warnings = sum(f.severity == doctor.WARNING for f in findings)
     notes = len(findings) - errors - warnings
     say(
@@ -99,3 +100,30 @@ def _print_findings(findings: "list[Finding]", as_json: bool) -> None:
         out(
             "".join(f"{f.where}: {f.severity}: [{f.rule}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n" for f in findings)
         )
+
+
+def _annotate(findings: "list[Finding]", root: Path, given: list[Path]) -> None:
+    """On GitHub Actions, each finding also as an annotation at its file and line."""
+    from kplugin.cli import github
+
+    if not github.active():
+        return
+    github.write(
+        github.annotation(
+            github.SEVERITY_LEVELS.get(f.severity, "notice"),
+            f"{f.what}\nwhy: {f.why}\nfix: {f.fix}",
+            _finding_path(f.file, root, given),
+            f.line,
+            title=f.rule,
+        )
+        for f in findings
+        if f.file
+    )
+
+
+def _finding_path(file: str, root: Path, given: list[Path]) -> Path:
+    """Where a finding's file is: doctor names a project file from the project's root,
+    and a --config or --binary outside the project as the option gave it."""
+    if Path(file).is_absolute() or file in {str(p) for p in given}:
+        return Path(file)
+    return root / file

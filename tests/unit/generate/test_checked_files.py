@@ -103,10 +103,26 @@ def test_the_workflow_builds_at_the_oldest_and_the_newest_minor(kplugin: New, tm
     assert kplugin("new", "gpu", "--k8s", "1.28.3", "--api", api, "--no-tidy", "-o", str(tmp_path)).code == 0
     workflow = YAML(typ="safe").load(tmp_path / "gpu/.github/workflows/ci.yml")
     jobs = workflow["jobs"]
+    # doctor's findings become annotations (on stderr, beside its report): the step shows both
     assert [step["run"] for step in jobs["doctor"]["steps"] if "run" in step] == [
         'pip install "$KPLUGIN"',
-        "kplugin doctor --json",
+        "kplugin doctor",
     ]
+    e2e = jobs["e2e"]["steps"]
+    assert [step["run"] for step in e2e if "run" in step] == [
+        "sudo apt-get update && sudo apt-get install -y etcd-server",
+        'pip install "$KPLUGIN"',
+        "kplugin e2e --junit e2e-report.xml",
+    ]
+    # the report is kept whether e2e passed or not, its action pinned as the others are
+    pins = {step["uses"].split("@")[0]: step["uses"].split("@")[1] for step in e2e if "uses" in step}
+    assert pins == {"actions/checkout": "v4", "actions/setup-go": "v5", "actions/setup-python": "v5",
+                    "actions/upload-artifact": "v4"}  # fmt: skip
+    assert e2e[-1] == {
+        "uses": "actions/upload-artifact@v4",
+        "if": "always()",
+        "with": {"name": "e2e-report", "path": "e2e-report.xml"},
+    }
     assert "make lint" in [step.get("run") for step in jobs["test"]["steps"]]
     if api == "native":
         assert "build" not in jobs
