@@ -1,14 +1,19 @@
-"""kplugin upgrade: move the project to another Kubernetes version."""
+"""kplugin upgrade: move the project to another Kubernetes version; kplugin refresh: rewrite the
+generated files at its own version (after an edit of the Args or the RBAC rules)."""
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kplugin.cli import app
 from kplugin.cli.changes import report
 from kplugin.cli.options import DryRun, KeepEdited, ProjectPath, Template, load_project
+
+if TYPE_CHECKING:
+    from kplugin.model.project import Project
+    from kplugin.model.versions import Target
 
 EPILOG = """Examples:
 
@@ -31,18 +36,50 @@ def upgrade(
     template: Template = None,
 ) -> None:
     """Move the project to another Kubernetes version, keeping the plugin code as it is."""
-    from kplugin.cli.console import out, say, status
     from kplugin.core.errors import UsageError
-    from kplugin.generate import upgrade
     from kplugin.model.versions import resolve
 
     if k8s is None:
         raise UsageError("missing --k8s; e.g. kplugin upgrade --k8s 1.37 (kplugin versions lists them)")
     project = load_project(path, template)
-    target = resolve(k8s)
+    _run(project, resolve(k8s), keep_edited, not no_tidy, dry_run, as_json)
+
+
+REFRESH_EPILOG = """Examples:
+
+  kplugin refresh                 # after editing config/rbac/rules.yaml or a plugin's Args
+
+  kplugin refresh ./gpu-aware --dry-run
+"""
+
+
+@app.command(epilog=REFRESH_EPILOG)
+def refresh(
+    path: ProjectPath = Path("."),
+    keep_edited: KeepEdited = False,
+    dry_run: DryRun = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    template: Template = None,
+) -> None:
+    """Rewrite the generated files from the current Args and RBAC rules, at the project's own version."""
+    project = load_project(path, template)
+    _run(project, project.target, keep_edited, False, dry_run, as_json)
+
+
+def _run(project: "Project", target: "Target", keep_edited: bool, tidy: bool, dry_run: bool, as_json: bool) -> None:
+    """An upgrade to ``target`` (the project's own version: a refresh), reported."""
+    from kplugin.cli.console import out, say, status
+    from kplugin.generate import upgrade
+
     prepared = upgrade.prepare(project, target, keep_edited=keep_edited, progress=say)
-    with status(f"upgrading {project.root.name} from Kubernetes {project.version} to {target.version}…"):
-        result = upgrade.upgrade(prepared, tidy=not no_tidy, dry_run=dry_run)
+    same = target.version == project.version
+    doing = (
+        f"refreshing {project.root.name}'s generated files"
+        if same
+        else (f"upgrading {project.root.name} from Kubernetes {project.version} to {target.version}")
+    )
+    with status(f"{doing}…"):
+        result = upgrade.upgrade(prepared, tidy=tidy, dry_run=dry_run)
     if as_json:
         payload = {
             "from": str(result.old),
@@ -55,7 +92,7 @@ def upgrade(
         out(json.dumps(payload, indent=2) + "\n")
         return
     report(
-        f"Kubernetes {result.old} → {result.new}",
+        f"Kubernetes {result.old}" + ("" if same else f" → {result.new}"),
         result.changed,
         [c.path for c in result.kept],
         dry_run,
@@ -63,4 +100,8 @@ def upgrade(
         result.notices,
     )
     if not result.changed:
-        say("nothing to change: the project is already generated for this version")
+        say(
+            "nothing to change: the generated files are up to date"
+            if same
+            else "nothing to change: the project is already generated for this version"
+        )

@@ -6,9 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from kplugin.core.errors import UsageError
 from kplugin.doctor.context import Context, line_of
 from kplugin.doctor.rules import Problem
-from kplugin.model import manifests
+from kplugin.model import manifests, rbacrules
 from kplugin.model.schedconfig import DEFAULT_LEASE
 
 
@@ -80,3 +81,59 @@ def check_rbac(ctx: Context) -> Iterator[Problem]:
         )
         if not ok:
             yield Problem("rbac-lease", path, None, f"no rule lets the scheduler update its lease {name!r}", name=name)
+    yield from _project_rules(ctx, path, rules)
+    yield from _chart_rules(ctx, rules)
+
+
+def _project_rules(ctx: Context, path: Path, rules: list[dict[str, Any]]) -> Iterator[Problem]:
+    """The ClusterRole holds every rule of config/rbac/rules.yaml."""
+    try:
+        wanted = rbacrules.load(ctx.project.root)
+    except UsageError as err:
+        yield Problem("rbac-rules-file", ctx.project.root / rbacrules.RULES_FILE, None, str(err))
+        return
+    cluster_role = [{k: v for k, v in r.items() if k != "kind"} for r in rules if r["kind"] == "ClusterRole"]
+    missing = rbacrules.missing(wanted, cluster_role)
+    if missing:
+        shown = ", ".join(missing[:4]) + (" …" if len(missing) > 4 else "")
+        yield Problem("rbac-project-rules", path, None, f"the ClusterRole misses {shown} ({rbacrules.RULES_FILE})")
+
+
+def _chart_rules(ctx: Context, rules: list[dict[str, Any]]) -> Iterator[Problem]:
+    """The chart's values grant what deploy/rbac.yaml's ClusterRole grants."""
+    values = ctx.project.root / "charts" / ctx.project.name / "values.yaml"
+    data = ctx.load(values)
+    if not isinstance(data, dict) or not isinstance(data.get("rbac"), dict):
+        return  # no chart, or not kplugin's: nothing to compare
+    listed = data["rbac"].get("rules")
+    chart = [_plain(r) for r in listed] if isinstance(listed, list) else None
+    deploy = [{k: v for k, v in r.items() if k != "kind" and v} for r in rules if r["kind"] == "ClusterRole"]
+    if chart != deploy:
+        extra = next((r for r in chart or [] if r not in deploy), None)
+        lacking = next((r for r in deploy if r not in (chart or [])), None)
+        shown = (
+            f"it lacks {_rule_text(lacking)}"
+            if lacking
+            else f"it adds {_rule_text(extra)}"
+            if extra
+            else ("in another order")
+        )
+        yield Problem(
+            "rbac-chart-differs",
+            values,
+            line_of(data["rbac"], "rules"),
+            f"rbac.rules differ from deploy/rbac.yaml's ClusterRole: {shown}",
+        )
+
+
+def _plain(rule: Any) -> Any:
+    if not isinstance(rule, dict):
+        return rule
+    return {str(k): [str(v) for v in vs] if isinstance(vs, list) else vs for k, vs in rule.items() if vs}
+
+
+def _rule_text(rule: Any) -> str:
+    if not isinstance(rule, dict):
+        return repr(rule)[:80]
+    groups = ",".join(str(g) or "core" for g in rule.get("apiGroups") or [])
+    return f"{','.join(map(str, rule.get('verbs') or []))} {groups}/{','.join(map(str, rule.get('resources') or []))}"

@@ -22,6 +22,7 @@ from kplugin.core.progress import Progress
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
 from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario
 from kplugin.kube.cluster import Cluster, Local
+from kplugin.model import rbacrules
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 
@@ -71,6 +72,13 @@ def rbac_documents(project: Project) -> list[dict[str, Any]]:
     docs = yamlio.parse(safefs.decode(data, "RBAC file", path), f"RBAC file {path}", path=path, every_document=True)
     if not all(isinstance(d, dict) for d in docs):
         raise UsageError(f"{path}: every document must be a Kubernetes object")
+    granted = [r for d in docs if d.get("kind") == "ClusterRole" for r in d.get("rules") or [] if isinstance(r, dict)]
+    missing = rbacrules.missing(rbacrules.load(project.root), granted)
+    if missing:  # the rules file was edited since deploy/ was written: the run would only find it forbidden
+        raise UsageError(
+            f"{path}: its ClusterRole misses {', '.join(missing[:3])}{' …' if len(missing) > 3 else ''} that "
+            f"{rbacrules.RULES_FILE} asks for; run kplugin refresh (or run with {Setting.ADMIN})"
+        )
     return list(docs)
 
 
@@ -291,7 +299,7 @@ def check_rbac(denied: list[str], identity: str) -> None:
     if denied:
         raise OperationError(
             f"{RBAC_FILE} does not let the scheduler ({identity}) "
-            f"{', '.join(denied)}: add the rules (kplugin upgrade regenerates the file), "
+            f"{', '.join(denied)}: add the rules to config/rbac/rules.yaml and run kplugin refresh, "
             f"or run with {Setting.ADMIN}"
         )
 

@@ -15,7 +15,7 @@ from kplugin.generate import chart, sections, stage, templating
 from kplugin.generate.argsinfo import SAMPLE_ARGS_DEFAULTS
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
-from kplugin.model import goapi, manifests, tools, versions
+from kplugin.model import goapi, manifests, rbacrules, tools, versions
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
 from kplugin.model.schedconfig import SchedulerConfig
@@ -235,8 +235,9 @@ def project_metadata(
 
 
 def _rules(spec: ProjectSpec) -> list[dict[str, Any]]:
+    """The ClusterRole's rules: kube-scheduler's of the target, then the project's own."""
     version = spec.target.version
-    return manifests.scheduler_rules(version.major, version.minor)
+    return rbacrules.merged(manifests.scheduler_rules(version.major, version.minor), spec.rules)
 
 
 def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]] | None = None) -> FilePlan:
@@ -256,6 +257,7 @@ def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, A
             plan.add(f"config/args/{plugin.package}.yaml", args_file_text(plugin))
     config = scheduler_config(spec, args)
     plan.add("deploy/scheduler-config.yaml", yamlio.dump(config.document()))
+    plan.add(rbacrules.RULES_FILE, rbacrules.text(spec.rules))  # the user's, written once
     plan.add("deploy/rbac.yaml", yamlio.dump_all(manifests.rbac(spec.name, spec.scheduler_name, _rules(spec))))
     plan.add("deploy/configmap.yaml", yamlio.dump(manifests.configmap(spec.name, config)))
     plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, spec.image_ref)))

@@ -94,7 +94,7 @@ def upgrade(prepared: Prepared, *, tidy: bool = True, dry_run: bool = False) -> 
         result.changed = sync.preview(project, plan, go_mod)
         return result
     result.changed = sync.apply(project, plan, go_mod)
-    if not tidy:
+    if not tidy and target.version != project.version:  # the same version: go.mod is not re-pinned
         result.notices.append(f"{Setting.NO_TIDY}: go.sum is not updated; run 'go mod tidy' in {project.root}")
     return result
 

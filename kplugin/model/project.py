@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kplugin.core.errors import Setting, UsageError
+from kplugin.model import rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
@@ -79,6 +80,7 @@ class Project(NamedTuple):
             api=self.api,
             image=retag_image(self.image, self.version, target.version),
             template=self.template,
+            rules=rbacrules.load(self.root),
         )
 
 

@@ -11,6 +11,7 @@ from kplugin.core.errors import Setting, UsageError
 from kplugin.model import points
 from kplugin.model.goapi import API_MODES, LAYER, ApiMode
 from kplugin.model.points import ExtensionPoint as ExtensionPoint
+from kplugin.model.rbacrules import PolicyRule
 from kplugin.model.versions import KubeVersion, Target
 
 # The points' facts are one table, kplugin.model.points; these are derived from it.
@@ -270,6 +271,8 @@ class ProjectSpec:
     image: str | None = None
     # a fork of kplugin's project template (kplugin new --template); None: kplugin's own
     template: Path | None = None
+    # the project's own ClusterRole rules (config/rbac/rules.yaml), kube-scheduler's excluded
+    rules: tuple[PolicyRule, ...] = ()
 
     @property
     def image_ref(self) -> str:

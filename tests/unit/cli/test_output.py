@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from support import REPO
 
 from kplugin.cli import console
-from support import REPO
 
 GOLDEN = REPO / "tests" / "unit" / "golden"
 

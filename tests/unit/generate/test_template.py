@@ -25,7 +25,8 @@ from kplugin.model.versions import resolve
 New = Callable[..., Run]
 # what kplugin renders in Python, around the template: the configuration, manifests, args files
 # (the chart too, from deploy/'s data: only its _helpers.tpl is in the template)
-AROUND = ("deploy/", "config/args/", "kplugin.yaml", "charts/parity/Chart.yaml", "charts/parity/values.yaml",
+AROUND = ("deploy/", "config/args/", "config/rbac/", "kplugin.yaml", "charts/parity/Chart.yaml",
+          "charts/parity/values.yaml",
           *(f"charts/parity/templates/{name}.yaml" for name in ("configmap", "deployment", "rbac")))  # fmt: skip
 
 
