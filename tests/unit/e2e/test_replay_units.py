@@ -236,7 +236,7 @@ def test_the_comparison_of_two_replays() -> None:
         "1 became unschedulable; preempted: plugin 1, default 0"
     )
     assert "  moves                          a -> b  (a tie of best scores with the default profile" in text
-    assert "      plugin:  a 90 (P 90); b 10 (P 10)" in text
+    assert "      plugin:\n        node  total   P\n        a        90  90\n        b        10  10\n" in text
     assert "      plugin: 0/2 nodes: P said no" in text and "  victim                         by won on a" in text
     document = compare.as_json(result)
     assert document["summary"]["preempted"] == {"plugin": 1, "default": 0}
