@@ -366,7 +366,7 @@ def _print_comparison(
     )
     _write_junit(report, [_suite(report, inputs, session, session.profile) for session, _ in sessions])
     for session, _ in sessions:
-        run.check_rbac(session.denied, session.identity)
+        run.check_ready(session.denied, session.unserved, session.identity)
     run.check_expectations(sessions[0][0].placements)
 
 

@@ -147,6 +147,7 @@ def _profile_json(session: Session) -> dict[str, Any]:
         },
         "logDetail": session.detail,
         "denied": session.denied,
+        "unserved": session.unserved,
         "preempted": [],
     }
 

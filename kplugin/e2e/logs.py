@@ -15,6 +15,11 @@ The lines, read from the sources of every supported minor (klog's structured for
   one move is logged twice, by the queue it went to (V(5), no hint) and then with the
   hint (V(4)): counted once.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
+- client-go's reflector (``tools/cache/reflector.go``), when an informer cannot list: a
+  refusal by RBAC ("User ... cannot list resource ...") or a kind the API server does
+  not serve ("failed to list *v1alpha1.PodGroup: the server could not find the requested
+  resource", a missing CustomResourceDefinition), in 1.28's plain "Failed to watch" lines
+  and 1.34's structured ones alike. Either way the informer never syncs.
 """
 
 from __future__ import annotations
@@ -63,6 +68,12 @@ class LogFacts:
     preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
     denied: list[str] = field(default_factory=list)  # sorted "verb resource.group"
     informers_denied: bool = False  # a list or watch among them: the informers never sync
+    unserved: list[str] = field(default_factory=list)  # sorted types an informer lists that are not served
+
+    @property
+    def not_ready(self) -> bool:
+        """An informer that cannot list: the scheduler never syncs, never schedules."""
+        return self.informers_denied or bool(self.unserved)
 
 
 _SCORE_LINE = re.compile(
@@ -87,6 +98,7 @@ _PREEMPTED = re.compile(
     r'"Preemptor Pod preempted victim Pod" preemptor="(?P<preemptor>[^"]+)" victim="(?P<victim>[^"]+)" '
     r'node="(?P<node>[^"]+)"'
 )
+_UNSERVED = re.compile(r'failed to list (?P<type>[^\s:"\\]+): the server could not find the requested resource')
 # what the API server says when RBAC denies a request, as client-go logs it
 _FORBIDDEN = re.compile(
     r'User \\?"(?P<user>[^"\\]+)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<resource>[^"\\]+)\\?"'
@@ -107,6 +119,7 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
     plugins: dict[str, dict[str, dict[str, int]]] = {}
     totals: dict[str, dict[str, int]] = {}
     denied: set[str] = set()
+    unserved: set[str] = set()
     for line in lines:
         if "score for pod" in line or "scored node for pod" in line:
             match = _SCORE_LINE.search(line)
@@ -145,6 +158,8 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
                 victim, preemptor = key(match["victim"]), key(match["preemptor"])
                 if victim is not None:
                     facts.preempted[victim] = Preemption(preemptor or match["preemptor"], match["node"])
+        elif "could not find the requested resource" in line:
+            unserved.update(found["type"] for found in _UNSERVED.finditer(line))
         elif "cannot" in line and "resource" in line:
             for found in _FORBIDDEN.finditer(line):
                 group = found["group"] or ""
@@ -155,6 +170,7 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
         scored = [NodeScore(n, total, dict(sorted(by_plugin.get(n, {}).items()))) for n, total in by_node.items()]
         facts.scores[pod] = tuple(sorted(scored, key=lambda s: (-s.total, s.node)))
     facts.denied = sorted(denied)
+    facts.unserved = sorted(unserved)
     return facts
 
 

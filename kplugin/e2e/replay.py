@@ -176,6 +176,7 @@ def replay(
         scheduling_seconds=round(max(bound) - started, 3) if bound else 0.0,
         identity=target.identity,
         denied=facts.denied,
+        unserved=facts.unserved,
         detail=detail,
         log=log,
     )
@@ -189,7 +190,9 @@ def _placements(
         state = states.get(pod.key) or PodState()
         reason = state.reason if state.node is None else ""
         preemption = facts.preempted.get(pod.key) if state.deleted else None
-        if state.node is None and not state.refused and not state.deleted:
+        if state.node is None and not state.refused and not state.deleted and facts.not_ready:
+            reason = "never attempted: the scheduler's informers could not list what they need (see the error below)"
+        elif state.node is None and not state.refused and not state.deleted:
             reason = f"no scheduling attempt reported within {timeout:.0f}s: held back by a PreEnqueue plugin?"
         elif preemption is not None:
             reason = f"preempted by {preemption.preemptor} on {preemption.node}"

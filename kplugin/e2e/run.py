@@ -46,6 +46,7 @@ class Outcome:
     work: Path | None = None  # kept with --keep: logs, configs
     identity: str = "admin"
     denied: list[str] = field(default_factory=list)  # "verb resource.group" RBAC refused the scheduler
+    unserved: list[str] = field(default_factory=list)  # types its informers list that the API server does not serve
     created: CreationTotals = field(default_factory=CreationTotals)
     scheduled: int = 0
     scheduling_seconds: float = 0.0
@@ -232,6 +233,7 @@ def outcome_of(inputs: Inputs, session: Session, kept: Path | None, seconds: flo
         work=kept,
         identity=session.identity,
         denied=session.denied,
+        unserved=session.unserved,
         created=session.created,
         scheduled=session.scheduled,
         scheduling_seconds=session.scheduling_seconds,
@@ -277,6 +279,7 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
         "work": str(outcome.work) if outcome.work else None,
         "identity": outcome.identity,
         "denied": outcome.denied,
+        "unserved": outcome.unserved,
         "created": creation_json(outcome.created),
         "scheduling": {
             "pods": outcome.scheduled,
@@ -289,10 +292,21 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
 
 
 def check(outcome: Outcome) -> None:
-    """An error if RBAC refused the scheduler anything, or a pod is not where the
+    """An error if the scheduler was not ready (RBAC refused it something, or its
+    informers list a kind the API server does not serve), or a pod is not where the
     scenario expects it."""
-    check_rbac(outcome.denied, outcome.identity)
+    check_ready(outcome.denied, outcome.unserved, outcome.identity)
     check_expectations(outcome.placements)
+
+
+def check_ready(denied: list[str], unserved: list[str], identity: str) -> None:
+    check_rbac(denied, identity)
+    if unserved:
+        raise OperationError(
+            f"the scheduler never became ready: the API server does not serve {', '.join(unserved)}, which its "
+            "informers list (\"the server could not find the requested resource\"): the kind's "
+            "CustomResourceDefinition must be created in the cluster before the scheduler starts"
+        )
 
 
 def check_rbac(denied: list[str], identity: str) -> None:

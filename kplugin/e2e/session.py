@@ -108,6 +108,7 @@ class Session:
     scheduling_seconds: float  # from the scheduler's start to its last bind
     identity: str
     denied: list[str] = field(default_factory=list)
+    unserved: list[str] = field(default_factory=list)  # types the scheduler's informers list, not served
     detail: str = ""  # what the log was asked for
     log: Path | None = None
 

@@ -129,9 +129,10 @@ def meets(state: PodState | None, expected: tuple[str, ...] | None) -> bool:
 
 class Refusals:
     """Reads the scheduler's log as it grows, for what the API server refused its
-    informers (list, watch): a scheduler whose informers never sync never schedules, so
-    waiting is pointless. Other refusals (creating events, say) do not stop a run; e2e
-    reports every refusal at its end."""
+    informers (list, watch) or does not serve them (a custom kind without its CRD): a
+    scheduler whose informers never sync never schedules, so waiting is pointless. Other
+    refusals (creating events, say) do not stop a run; e2e reports every refusal at its
+    end."""
 
     def __init__(self, log: Path) -> None:
         self.log = log
@@ -152,7 +153,7 @@ class Refusals:
             return False
         end = chunk.rfind(b"\n") + 1  # whole lines only
         self.offset += end
-        self.found = logs.read_log(chunk[:end].decode(errors="replace").splitlines()).informers_denied
+        self.found = logs.read_log(chunk[:end].decode(errors="replace").splitlines()).not_ready
         return self.found
 
 

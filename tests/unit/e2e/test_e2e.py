@@ -236,3 +236,45 @@ def test_a_configuration_the_scheduler_refuses_is_one_line(tmp_path: Path) -> No
     message = str(refused.value)
     assert message.startswith("kube-scheduler 1.28.3 rejects the e2e configuration: couldn't create scheduler")
     assert 'filter plugin "Nope" does not exist' in message and "FLAG" not in message
+
+
+# client-go's reflector when a kind is not served (no CRD): 1.28's plain lines, 1.34's structured one
+UNSERVED_LOG = r"""
+W1205 reflector.go:535] k8s.io/client-go/informers/factory.go:150: failed to list *v1alpha1.PodGroup: the server \
+could not find the requested resource
+E1205 reflector.go:147] k8s.io/client-go/informers/factory.go:150: Failed to watch *v1alpha1.PodGroup: failed to \
+list *v1alpha1.PodGroup: the server could not find the requested resource
+E1205 reflector.go:205] "Failed to watch" err="failed to list *v1beta1.ElasticQuota: the server could not find the \
+requested resource" logger="UnhandledError" reflector="pkg/generated/informers/factory.go:160" \
+type="*v1beta1.ElasticQuota"
+""".replace("\\\n", "")
+
+
+def test_an_informer_of_a_kind_not_served_stops_the_wait_and_fails_the_run(tmp_path: Path) -> None:
+    """A custom kind without its CRD: the informer never syncs (issue 21). e2e stops
+    waiting, fails with the kinds named, and blames no plugin for the pods."""
+    from kplugin.core.errors import OperationError
+    from kplugin.e2e import logs
+    from kplugin.e2e.watch import Refusals
+
+    facts = logs.read_log(UNSERVED_LOG.splitlines())
+    assert facts.unserved == ["*v1alpha1.PodGroup", "*v1beta1.ElasticQuota"]
+    assert facts.not_ready and not facts.informers_denied and facts.denied == []
+    log = tmp_path / "kube-scheduler.log"
+    log.write_text(UNSERVED_LOG)
+    assert Refusals(log).any()
+    outcome = e2e.Outcome("1.37.2", "gpu", [], 1.0, identity="x", unserved=facts.unserved)
+    with pytest.raises(OperationError, match=r"never became ready: the API server does not serve \*v1alpha1.PodGroup"):
+        e2e.check(outcome)
+
+
+def test_a_pod_never_attempted_is_not_blamed_on_a_plugin_when_the_log_says_why() -> None:
+    from kplugin.e2e import logs, replay
+    from kplugin.e2e.scenario import Node, Pod, Scenario
+
+    scenario = Scenario(nodes=(Node("n"),), pods=(Pod("p"),))
+    facts = logs.read_log(UNSERVED_LOG.splitlines())
+    (placement,) = replay._placements(scenario, {}, facts, set(), 30)
+    assert "PreEnqueue" not in placement.reason and "informers could not list" in placement.reason
+    (placement,) = replay._placements(scenario, {}, logs.LogFacts(), set(), 30)
+    assert "PreEnqueue" in placement.reason
