@@ -304,7 +304,7 @@ def check_ready(denied: list[str], unserved: list[str], identity: str) -> None:
     if unserved:
         raise OperationError(
             f"the scheduler never became ready: the API server does not serve {', '.join(unserved)}, which its "
-            "informers list (\"the server could not find the requested resource\"): the kind's "
+            'informers list ("the server could not find the requested resource"): the kind\'s '
             "CustomResourceDefinition must be created in the cluster before the scheduler starts"
         )
 
