@@ -93,9 +93,7 @@ def test_doctor_finds_a_chart_that_grants_other_rules(kplugin: Kplugin, project:
         ("- [get]\n", "rule 1: must be a mapping"),
     ],
 )
-def test_a_bad_rule_is_one_line_and_nothing_is_written(
-    kplugin: Kplugin, project: Path, text: str, needle: str
-) -> None:
+def test_a_bad_rule_is_one_line_and_nothing_is_written(kplugin: Kplugin, project: Path, text: str, needle: str) -> None:
     (project / rbacrules.RULES_FILE).write_text(text)
     before = tree(project)
     upgrade = ["upgrade", str(project), "--k8s", "1.36", "--no-tidy"]
