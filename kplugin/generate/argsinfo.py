@@ -175,7 +175,9 @@ def _compile(root: Path, program: bytes, binary: Path, progress: Progress) -> Pa
         partial = binary.parent / f".argsinfo-{os.getpid()}"
         try:
             proc.run(
-                ["go", "build", "-overlay", str(overlay), "-o", str(partial), f"./{_PROGRAM_DIR}"],
+                # -trimpath and CGO_ENABLED=0 as kplugin build: the same build cache entries,
+                # so reading the Args after a build (or before one) compiles no package twice
+                ["go", "build", "-trimpath", "-overlay", str(overlay), "-o", str(partial), f"./{_PROGRAM_DIR}"],
                 cwd=root,
                 env={"GOFLAGS": "-mod=readonly", "CGO_ENABLED": "0", "GOWORK": "off"},
                 what="go build (the plugins' Args)",
