@@ -130,14 +130,34 @@ def test_weight_and_disable_default_reach_the_real_scheduler(
 def test_a_wrong_expectation_fails_and_says_where_the_pod_went(
     kplugin: Kplugin, tmp_path: Path, inputs: tuple[Path, Path]
 ) -> None:
+    """The failed expectation is the exit code, the error, the text report's mark, and
+    the one failure of the JUnit report (--junit: a test case per expectation)."""
+    import junitparser
+
     project = new(kplugin, tmp_path, OLDEST)
     scenario, args = inputs
     scenario.write_text(SCENARIO.replace("train-4: gpu-small", "train-4: gpu-big"))
-    run = kplugin("e2e", str(project), "--scenario", str(scenario), "--args", str(args), "--keep")
+    report = tmp_path / "e2e.xml"
+    run = kplugin(
+        "e2e", str(project), "--scenario", str(scenario), "--args", str(args), "--keep", "--junit", str(report)
+    )  # fmt: skip
     assert run.code == 1, run.stderr
     errors = [line for line in run.stderr.splitlines() if line.startswith("kplugin: error:")]
     assert errors == ["kplugin: error: 1 pod(s) not where the scenario expects: train-4 is gpu-small, expected gpu-big"]
     assert "train-4                  gpu-small                EXPECTED gpu-big" in run.stdout
+    # each pod's scores: a header, then a line per node, best total first
+    table = run.stdout.split("train-1 ", 1)[1].splitlines()[1:3]
+    assert table[0].split()[:2] == ["node", "total"] and "Gpu" in table[0].split(), table
+    assert table[1].split()[0] == "gpu-big", table
+    (suite,) = list(junitparser.JUnitXml.fromfile(str(report)))
+    assert (suite.tests, suite.failures, suite.errors) == (6, 1, 0)
+    cases = {case.name: case.result for case in suite}
+    expected = ["train-1: gpu-big", "train-2: gpu-big", "train-3: gpu-big", "train-4: gpu-big", "train-5: pending"]
+    assert sorted(cases) == [*expected, "web-1: pending"]
+    (failure,) = cases.pop("train-4: gpu-big")
+    assert isinstance(failure, junitparser.Failure) and failure.message == "train-4 is gpu-small, expected gpu-big"
+    assert failure.text.startswith("where: gpu-small\nexpected: gpu-big\n"), failure.text
+    assert all(result == [] for result in cases.values()), cases
     # --keep: the logs of every component stay, named in the summary
     kept = Path(run.stderr.split("logs kept in ")[1].split()[0])
     try:
