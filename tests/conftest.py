@@ -30,6 +30,18 @@ def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ["KPLUGIN_CACHE_DIR"] = previous
 
 
+# what changes kplugin's output when the suite itself runs in CI (GitHub Actions adds
+# workflow commands): the tests that want them set them
+_CI_OUTPUT = ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "COLUMNS", "KPLUGIN_HEARTBEAT")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _plain_output() -> Iterator[None]:
+    saved = {name: os.environ.pop(name) for name in _CI_OUTPUT if name in os.environ}
+    yield
+    os.environ.update(saved)
+
+
 @pytest.fixture
 def kplugin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
     """Run the CLI in-process as the console script does; returns code and output."""
