@@ -213,7 +213,10 @@ class Steps:
         self._since = 0.0
         self._stop = threading.Event()
         self._beat: threading.Thread | None = None
-        self._grouped = show is None and github_actions()
+        from kplugin.cli import github  # only for long operations: not on the start-up path
+
+        self._github = github
+        self._grouped = show is None and github.active()
 
     def step(self, text: str) -> None:
         with self._lock:
@@ -224,7 +227,7 @@ class Steps:
             if self._show is not None:
                 self._show(text)
                 return
-            self._line(f"::group::{text}" if self._grouped else f"  {text} …")
+            self._line(self._github.group(text) if self._grouped else f"  {text} …")
             if self._beat is None:
                 self._beat = threading.Thread(target=self._heartbeat, daemon=True)
                 self._beat.start()
@@ -243,7 +246,7 @@ class Steps:
             self._line(f"[green]✓[/] {self._current} ({took})")
             return
         if self._grouped:
-            self._line("::endgroup::")
+            self._line(self._github.endgroup())
         self._line(f"  {self._current}: done in {took}")
 
     def _heartbeat(self) -> None:
@@ -252,10 +255,6 @@ class Steps:
             with self._lock:
                 if self._current and time.monotonic() - self._since >= every:
                     self._line(f"  {self._current} … still running ({elapsed(time.monotonic() - self._since)})")
-
-
-def github_actions() -> bool:
-    return os.environ.get("GITHUB_ACTIONS", "") == "true"
 
 
 @contextmanager
