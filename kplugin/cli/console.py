@@ -130,7 +130,7 @@ def plain_grid(grid: Grid, columns: int) -> str:
             lines += ["", row[0]]
             for i in range(1, len(row)):
                 if row[i]:
-                    lines += _wrapped(f"{grid.columns[i].name}: {row[i]}", columns)
+                    lines += wrapped(f"{grid.columns[i].name}: {row[i]}", columns)
         return "\n".join([*lines, *_notes(grid, columns)]) + "\n"
 
     def cells(values: list[str]) -> str:
@@ -147,7 +147,7 @@ def plain_grid(grid: Grid, columns: int) -> str:
     for row in grid.rows:
         for i, column in enumerate(grid.columns):
             if column.detail and row[i] not in ("", "-"):
-                details += _wrapped(f"{row[0]} {column.name}: {row[i]}", columns, indent=0)
+                details += wrapped(f"{row[0]} {column.name}: {row[i]}", columns, indent=0)
     lines += ["", *details] if details else []
     return "\n".join([*lines, *_notes(grid, columns)]) + "\n"
 
@@ -155,11 +155,11 @@ def plain_grid(grid: Grid, columns: int) -> str:
 def _notes(grid: Grid, columns: int) -> list[str]:
     lines = [""] if grid.notes else []
     for text in grid.notes:
-        lines += _wrapped(text, columns, indent=0)
+        lines += wrapped(text, columns, indent=0)
     return lines
 
 
-def _wrapped(text: str, columns: int, indent: int = 2) -> list[str]:
+def wrapped(text: str, columns: int, indent: int = 2) -> list[str]:
     """``text`` wrapped at word boundaries (a word longer than a line stays whole)."""
     import textwrap
 

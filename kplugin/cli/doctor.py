@@ -96,10 +96,15 @@ def _print_findings(findings: "list[Finding]", as_json: bool) -> None:
             colour = {doctor.ERROR: "red", doctor.WARNING: "yellow"}.get(f.severity, "blue")
             table.add_row(f"[{colour}]{f.severity}[/]", f.rule, f.where, f"{f.what}\nwhy: {f.why}\nfix: {f.fix}")
         print_table(table)
-    else:
-        out(
-            "".join(f"{f.where}: {f.severity}: [{f.rule}] {f.what}\n  why: {f.why}\n  fix: {f.fix}\n" for f in findings)
-        )
+    else:  # one block per finding, wrapped at the width (the rule id stays on the first line)
+        from kplugin.cli.console import width, wrapped
+
+        columns = width()
+        lines = []
+        for f in findings:
+            lines += wrapped(f"{f.where}: {f.severity}: [{f.rule}] {f.what}", columns, indent=0)
+            lines += wrapped(f"why: {f.why}", columns) + wrapped(f"fix: {f.fix}", columns)
+        out("".join(f"{line}\n" for line in lines))
 
 
 def _annotate(findings: "list[Finding]", root: Path, given: list[Path]) -> None:

@@ -159,9 +159,53 @@ def test_a_terminal_keeps_each_finished_step_as_a_line_with_its_time() -> None:
 
 def test_the_golden_files_are_all_used() -> None:
     """A golden file nothing compares against is a check that cannot fail."""
-    used = {m for p in (REPO / "tests").rglob("*.py") for m in re.findall(r'"([\w.-]+\.(?:txt|xml))"', p.read_text())}
+    named = r'"(?:[\w./-]*/)?([\w.-]+\.(?:txt|xml))"'
+    used = {m for p in (REPO / "tests").rglob("*.py") for m in re.findall(named, p.read_text())}
     assert {p.name for p in GOLDEN.iterdir()} <= used
 
 
 def test_golden_folder_is_where_the_tests_say() -> None:
     assert Path(GOLDEN).is_dir()
+
+
+def test_build_summary_at_80_columns_is_pinned(capsys: pytest.CaptureFixture[str]) -> None:
+    """build's summary without a terminal (the steps are pinned by test_local_build)."""
+    from kplugin.build.request import BuildResult
+    from kplugin.build.verify import Binary
+    from kplugin.cli.build import _print
+
+    binaries = [
+        Binary("linux/amd64", "/p/bin/kube-scheduler", 57_300_000, "ab" * 32, "amd64", True, "go1.26.8", "v1.28.3"),
+        Binary("linux/arm64", "/p/bin/arm64/kube-scheduler", 55_100_000, "cd" * 32, "arm64", True, "go1.26.8", None),
+    ]
+    result = BuildResult("local", "--builder local", "v1.28.3", binaries)
+    _print(result, False, 65.4)
+    golden("build-summary-80.txt", capsys.readouterr().err)
+
+
+def test_doctor_at_80_columns_is_pinned() -> None:
+    """doctor's findings without a terminal: one block per finding, wrapped at the width,
+    nothing cut. (A path in a message is wrapped with the rest: the project is made in a
+    directory whose name has the same length in every run.)"""
+    import shutil
+    import tempfile
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="kplugin-golden-"))
+    try:
+        _doctor_golden(tmp_path)
+    finally:
+        shutil.rmtree(tmp_path)
+
+
+def _doctor_golden(tmp_path: Path) -> None:
+    project = tmp_path / "gpu"
+    made = piped("new", "gpu", "--k8s", "1.28.3", "--no-tidy", "-o", str(tmp_path))
+    assert made.returncode == 0, made.stderr
+    config = project / "deploy/scheduler-config.yaml"
+    config.write_text(config.read_text().replace("weight: 1", "weight: 0"))
+    (project / "config/rbac/rules.yaml").write_text("- apiGroups: [x.io]\n  resources: [things]\n  verbs: [list]\n")
+    run = piped("doctor", str(project))
+    assert run.returncode == 1, run.stderr
+    assert "…" not in run.stdout
+    assert all(len(line) <= 80 for line in run.stdout.splitlines() if " " in line.strip()), run.stdout
+    golden("doctor-80.txt", run.stdout.replace(str(tmp_path), "<tmp>"))
