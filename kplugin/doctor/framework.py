@@ -1,17 +1,22 @@
-"""Check 12: what the target minor's framework expects of a plugin's Go code."""
+"""Check 12: what the target minor's framework expects of a plugin's Go code, and, in a
+project written against internal/fw (api: layer), that its code does not import the
+framework itself."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 from kplugin.core.errors import Setting
 from kplugin.doctor.context import Context
 from kplugin.doctor.rules import Problem
 from kplugin.generate import gosource
-from kplugin.model import points
+from kplugin.model import goapi, points
 from kplugin.model.spec import PluginSpec
+from kplugin.model.versions import supported_releases
 
 # What the framework removed or deprecated, as --api native code would spell it (layer
 # code goes through internal/fw, which kplugin keeps current): pattern, minor from which
@@ -26,8 +31,21 @@ API_CHANGES: tuple[tuple[str, str, str, str], ...] = (
      r"ReservePlugin|PermitPlugin|PreBindPlugin|BindPlugin|PostBindPlugin|PostFilterPlugin|PreEnqueuePlugin|"
      r"EnqueueExtensions|NodeScoreList|PreFilterResult)\b", "1.35", "api-removed",
      f"these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
+    (r"\bframework\.GVK\b", "1.32", "api-removed", "it is framework.EventResource from 1.32 (fwk's from 1.34)"),
+    (r"\bframework\.EventResource\b", "1.34", "api-removed",
+     f"it moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
+    (r"\bframework\.WaitingPod\b", "1.35", "api-removed",
+     f"it moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
     (r"\b(?:framework|fwk)\.(?:MaxNodeScore|MinNodeScore)\b", "1.36", "api-deprecated", "use MaxScore and MinScore"),
 )  # fmt: skip
+
+# The framework's packages, which layer code reaches only through internal/fw.
+FRAMEWORK_PACKAGES = ("k8s.io/kubernetes/pkg/scheduler/framework", "k8s.io/kube-scheduler/framework")
+_IMPORT_BLOCK = re.compile(r"^import[ \t]*\((?P<body>.*?)^\)", re.M | re.S)
+_IMPORT_SINGLE = re.compile(r'^import[ \t]+(?:[\w.]+[ \t]+)?"[^"\n]*"', re.M)
+_IMPORT_SPEC = re.compile(r'^[ \t]*(?:import[ \t]+)?(?:(?P<alias>[\w.]+)[ \t]+)?"(?P<path>[^"\n]*)"', re.M)
+# comments, and the literals a comment marker inside of is no comment
+_COMMENT = re.compile(r"(?P<literal>\"(?:\\.|[^\"\\\n])*\"|`[^`]*`|'(?:\\.|[^'\\\n])*')|//[^\n]*|/\*.*?\*/", re.S)
 
 
 def _plugin_sources(ctx: Context, plugin: PluginSpec) -> list[tuple[Path, str]]:
@@ -72,7 +90,8 @@ def events_without_hints(text: str, plugin: str) -> list[int]:
 
 def check_framework(ctx: Context) -> Iterator[Problem]:
     """12. what the target minor's framework expects of a plugin: QueueingHints where its
-    scheduling queue uses them, SignPod where it batches pods, none of the API it removed."""
+    scheduling queue uses them, SignPod where it batches pods, none of the API it removed
+    (native code) and no framework package but through internal/fw (layer code)."""
     facts = ctx.target.facts
     minor = (ctx.target.version.major, ctx.target.version.minor)
     signing = points.where("signs")  # in cycle order, as the message lists them
@@ -96,7 +115,7 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
                 f"{plugin.name} is a {'/'.join(str(p) for p in signing if plugin.has(p))} plugin without SignPod: "
                 f"Kubernetes {ctx.target.version} schedules its profile pod by pod",
             )  # fmt: skip
-        if ctx.project.api == "native":
+        if ctx.project.api == goapi.NATIVE:
             for pattern, since, rule, fix in API_CHANGES:
                 if minor < tuple(int(x) for x in since.split(".")):
                     continue
@@ -107,6 +126,70 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
                             f"{match[0]} is {'gone' if rule == 'api-removed' else 'deprecated'} from {since}",
                             fix=fix,
                         )  # fmt: skip
+    if ctx.project.api == goapi.LAYER:
+        yield from _framework_imported(ctx)
+
+
+def go_imports(text: str) -> Iterator[tuple[int, str | None, str]]:
+    """The line, alias (None without one) and path of each import of a Go file, from
+    import blocks and single-line imports."""
+    spans = [(m.start("body"), m.end("body")) for m in _IMPORT_BLOCK.finditer(text)]
+    spans += [(m.start(), m.end()) for m in _IMPORT_SINGLE.finditer(text)]
+    for start, end in sorted(spans):
+        for spec in _IMPORT_SPEC.finditer(text, start, end):
+            yield _line(text, spec.start("path")), spec["alias"], spec["path"]
+
+
+@cache
+def _layer_spellings() -> dict[str, str]:
+    """internal/fw's name for each name the framework gives it on some supported minor
+    (framework.GVK -> EventResource, fwk.QueuedEntityInfo -> QueuedInfo, ...)."""
+    layer = goapi.layer_names()
+    found: dict[str, str] = {}
+    for release in supported_releases():
+        for name, spelled in goapi.native_names(release.facts).items():
+            if name in layer and "." in spelled:
+                found.setdefault(spelled.rsplit(".", 1)[1], layer[name])
+    return found
+
+
+def _framework_imported(ctx: Context) -> Iterator[Problem]:
+    """A layer project's own Go code under pkg/ that imports the framework itself."""
+    spellings = _layer_spellings()
+    for path, text in _own_sources(ctx):
+        code = _COMMENT.sub(lambda m: m[0] if m["literal"] else re.sub(r"[^\n]", " ", m[0]), text)
+        for line, alias, package in go_imports(code):
+            if package not in FRAMEWORK_PACKAGES:
+                continue
+            qualifier = alias or gosource.package_name(package)
+            used = dict.fromkeys(re.findall(rf"(?<![\w.]){re.escape(qualifier)}\.(\w+)", code))
+            aliases = [f"{spellings[name]} for {qualifier}.{name}" for name in used if name in spellings]
+            aliases += [f"no alias for {qualifier}.{name}" for name in used if name not in spellings]
+            yield Problem(
+                "framework-imported", path, line,
+                f"imports {package} directly, in a project written against internal/fw (api: layer)",
+                aliases="; ".join(aliases) or "fw.Handle, fw.Status, fw.WaitingPod, fw.EventResource and the rest",
+            )  # fmt: skip
+
+
+def _own_sources(ctx: Context) -> Iterator[tuple[Path, str]]:
+    """The project's own Go code under pkg/: not tests, not the files kplugin generates
+    (zz_generated ones and those kplugin.yaml records), not what go build skips."""
+    top = ctx.project.root / "pkg"
+    if not top.is_dir() or top.is_symlink():
+        return
+    for directory, subdirectories, files in os.walk(top):  # symlinked directories are not entered
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith((".", "_")) and d != "testdata")
+        for name in sorted(files):
+            path = Path(directory) / name
+            relative = path.relative_to(ctx.project.root).as_posix()
+            if not name.endswith(".go") or name.endswith("_test.go") or name.startswith("zz_generated"):
+                continue
+            if relative in ctx.project.generated:
+                continue
+            text = ctx.text(path)
+            if text is not None:
+                yield path, text
 
 
 def _declares(sources: list[tuple[Path, str]], plugin: PluginSpec, method: str) -> bool:

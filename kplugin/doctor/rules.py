@@ -176,6 +176,13 @@ RULES: tuple[Rule, ...] = (
          "the whole profile ('Disabling signatures for profile' in the scheduler's log)",
          "implement SignPod with what the plugin reads of the pod, or, when it cannot sign (its verdict "
          "depends on other pods), return nil and an Unschedulable status to opt out explicitly"),
+    Rule("framework-imported", "framework", WARNING,
+         "the project is written against internal/fw (api: layer) so that kplugin upgrade never touches "
+         "the plugins' code; a direct import of the framework ties this file to one Kubernetes minor (its "
+         "types move between k8s.io/kubernetes/pkg/scheduler/framework and k8s.io/kube-scheduler/framework, "
+         "and change from interfaces to structs)",
+         "use internal/fw's aliases and helpers instead ({aliases}), or move the project to "
+         f"{Setting.API} native"),
     Rule("api-removed", "framework", ERROR, "the target version's framework no longer has it: the plugin "
          "does not compile there", "{fix}"),
     Rule("api-deprecated", "framework", WARNING, "the target version's framework deprecates it: a later "

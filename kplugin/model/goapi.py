@@ -53,6 +53,7 @@ _DATA_VALUES = (
     "Add",
     "Delete",
     "Update",
+    "All",
     "UpdateNodeLabel",
     "UpdateNodeAllocatable",
     "Node",
@@ -83,7 +84,18 @@ _PLUGIN_TYPES = (
     "BindPlugin",
     "PostBindPlugin",
     "EnqueueExtensions",
+    # a pod held by Permit's Wait (Handle.GetWaitingPod, IterateOverWaitingPods)
+    "WaitingPod",
 )
+# Data types whose name changed between minors without a catalog fact of their own: each is
+# tied to the fact that changed in the same minor (both read in that minor's sources), as
+# name -> (fact, {the fact's value: the type's name}). A fact value without a name fails
+# loudly (KeyError) instead of spelling a type the minor does not have.
+_RENAMED: dict[str, tuple[str, dict[object, str]]] = {
+    # ClusterEvent.Resource: `type GVK string` up to 1.31 (framework/types.go), `type
+    # EventResource string` from 1.32, the minor PostFilter got a NodeToStatusReader
+    "EventResource": ("postfilter_arg", {PostFilterArg.MAP: "GVK", PostFilterArg.READER: "EventResource"}),
+}
 # Listers the generated test harness implements: where the plugin types are.
 _LISTER_TYPES = ("SharedLister", "NodeInfoLister", "StorageInfoLister")
 # Helpers the stable surface offers instead of fields that became getters in 1.34.
@@ -101,6 +113,9 @@ HELPERS = (
     "NodeChange",
     "PodChange",
 )
+# What only the layer offers (internal/fw writes their bodies for the minor itself; native
+# code spells the framework's own fields and types).
+LAYER_HELPERS = ("CustomResource", "InitialAttempt")
 
 
 def native_names(facts: ApiFacts) -> dict[str, str]:
@@ -123,6 +138,8 @@ def native_names(facts: ApiFacts) -> dict[str, str]:
     names["MinNodeScore"] = f"{plugin_pkg}.{score.replace('Max', 'Min')}"
     postfilter = "NodeToStatusMap" if facts.postfilter_arg is PostFilterArg.MAP else "NodeToStatusReader"
     names["NodeToStatusReader"] = f"{plugin_pkg}.{postfilter}"
+    for name, (fact, spellings) in _RENAMED.items():
+        names[name] = f"{data_pkg}.{spellings[getattr(facts, fact)]}"
     if not facts.hint_error:  # 1.28: QueueAfterBackoff, not yet Queue
         names["Queue"] = f"{data_pkg}.QueueAfterBackoff"
     if facts.sign_pod:
@@ -142,6 +159,8 @@ def layer_names() -> dict[str, str]:
         *_DATA_VALUES,
         *_PLUGIN_TYPES,
         *HELPERS,
+        *LAYER_HELPERS,
+        *_RENAMED,
         "CycleState",
         "NodeInfo",
         "PodInfo",

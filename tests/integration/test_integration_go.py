@@ -27,6 +27,52 @@ PROJECTS = {
 }
 
 
+# What a Permit or gang plugin takes from internal/fw (custom-kind events, waiting pods,
+# the first attempt of a queued pod), added to the all-points plugin, which the build and
+# vet below compile at the oldest minor (QUEUED_TEST runs the helpers at the newest).
+GANG_GO = """package everything
+
+import (
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"example.com/all-points/internal/fw"
+)
+
+var podGroups = fw.CustomResource("podgroups", "v1alpha1", "scheduling.x-k8s.io")
+
+func gangEvents() []fw.ClusterEventWithHint {
+	return []fw.ClusterEventWithHint{
+		{Event: fw.ClusterEvent{Resource: podGroups, ActionType: fw.Add | fw.Update}},
+		{Event: fw.ClusterEvent{Resource: fw.Pod, ActionType: fw.All}},
+	}
+}
+
+func allowGang(h fw.Handle, uids []types.UID, allow bool) (waiting []string) {
+	for _, uid := range uids {
+		if wp := h.GetWaitingPod(uid); wp != nil && allow {
+			wp.Allow(Name)
+		} else if wp != nil {
+			wp.Reject(Name, "the gang is incomplete")
+		}
+	}
+	h.IterateOverWaitingPods(func(wp fw.WaitingPod) {
+		waiting = append(waiting, wp.GetPod().Name+":"+strings.Join(wp.GetPendingPlugins(), ","))
+	})
+	return waiting
+}
+
+func firstAttempt(q fw.QueuedInfo) time.Time {
+	if at, ok := fw.InitialAttempt(q); ok {
+		return at
+	}
+	return fw.QueuedSince(q)
+}
+"""
+
+
 def go(project: Path, *args: str, env: dict[str, str]) -> str:
     proc = subprocess.run(["go", *args], cwd=project, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, f"go {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}"
@@ -43,6 +89,7 @@ def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         with pytest.raises(SystemExit) as exit_:
             main(["new", name, "--k8s", "1.28.3", "-o", str(parent), *args])
         assert exit_.value.code == 0
+    (parent / "all-points/pkg/everything/gang.go").write_text(GANG_GO)
     return {name: parent / name for name in PROJECTS}
 
 
@@ -276,10 +323,14 @@ func TestQueuedPodOfAPodAndOfAPodGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	since := time.Unix(1700000000, 0)
-	params := framework.QueueingParams{Timestamp: since}
+	first := since.Add(-time.Minute)
+	params := framework.QueueingParams{Timestamp: since, InitialAttemptTimestamp: &first}
 	var entry fw.QueuedInfo = &framework.QueuedPodInfo{PodInfo: info, QueueingParams: params}
 	if got := fw.QueuedPod(entry); got != pod {
 		t.Fatalf("QueuedPod(pod entry) = %v, want the pod", got)
+	}
+	if at, ok := fw.InitialAttempt(entry); !ok || !at.Equal(first) {
+		t.Fatalf("InitialAttempt(pod entry) = %v, %v", at, ok)
 	}
 	if fw.QueuedPriority(entry) != 7 || !fw.QueuedSince(entry).Equal(since) {
 		t.Fatalf("pod entry: priority %d, since %v", fw.QueuedPriority(entry), fw.QueuedSince(entry))
@@ -298,6 +349,13 @@ func TestQueuedPodOfAPodAndOfAPodGroup(t *testing.T) {
 	}
 	if got := fw.QueuedPod(groupEntry); got != nil {
 		t.Fatalf("QueuedPod(pod group entry) = %v, want nil", got)
+	}
+	if _, ok := fw.InitialAttempt(groupEntry); ok {
+		t.Fatal("InitialAttempt(pod group entry never attempted) is set")
+	}
+	var _ func(fw.WaitingPod) = func(wp fw.WaitingPod) { wp.Reject("Fifo", "gang") }
+	if r := fw.CustomResource("podgroups", "v1alpha1", "x.io"); r != "podgroups.v1alpha1.x.io" {
+		t.Fatalf("CustomResource: %q", r)
 	}
 	if fw.QueuedPriority(groupEntry) != 1000 || !fw.QueuedSince(groupEntry).Equal(since.Add(time.Second)) {
 		t.Fatalf("pod group entry: priority %d, since %v", fw.QueuedPriority(groupEntry), fw.QueuedSince(groupEntry))

@@ -122,3 +122,25 @@ def test_kplugin_yaml_records_each_generated_file() -> None:
     assert "pkg/compat/plugin.go" not in recorded and "go.mod" not in recorded
     for path, recorded_digest in recorded.items():
         assert recorded_digest == digest.sha256_hex(files[PurePosixPath(path)]), path
+
+
+@pytest.mark.parametrize("minor", MINORS)
+def test_fw_covers_permit_and_gang_plugins_on_every_minor(minor: str) -> None:
+    """WaitingPod, the event resource of a custom kind and the first attempt's time, in
+    the spelling of each minor (goapi's facts; test_goapi pins them per minor)."""
+    from kplugin.model import goapi
+    from kplugin.model.versions import catalog
+
+    facts = catalog()[minor].facts
+    native = goapi.native_names(facts)
+    fw = render(minor)[PurePosixPath("internal/fw/zz_generated.fw.go")].decode()
+    assert f"\tWaitingPod = {native['WaitingPod']}\n" in fw
+    assert f"\tEventResource = {native['EventResource']}\n" in fw
+    assert f"= {native['All']}\n" in fw and "\tAll " in fw
+    assert "func CustomResource(plural, version, group string) EventResource {\n" in fw
+    assert 'return EventResource(plural + "." + version + "." + group)' in fw
+    assert "func InitialAttempt(q QueuedInfo) (time.Time, bool) {\n" in fw
+    # a field of the struct up to 1.33, a getter of fwk's interface from 1.34
+    accessor = "q.InitialAttemptTimestamp" if facts.queued_info == "struct" else "q.GetInitialAttemptTimestamp()"
+    assert f"\tat := {accessor}\n" in fw
+    assert "\n\n\n" not in fw  # gofmt-clean where the helpers end

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +126,54 @@ def test_committed_catalog_carries_the_timeline(capsys: pytest.CaptureFixture[st
     derived = json.loads(capsys.readouterr().out)
     assert derived == json.loads(catalog.CATALOG.read_text())
     assert all(entry["templates"] for entry in derived["minors"].values())
+
+
+# What a Permit or gang plugin needs, per minor, as read in each minor's sources (newest
+# patch; k8s.io/kube-scheduler for fwk): WaitingPod in pkg/scheduler/framework/interface.go
+# up to 1.34, fwk's framework/interface.go from 1.35; ClusterEvent.Resource's type is
+# `type GVK string` in framework/types.go up to 1.31, `type EventResource string` there in
+# 1.32-1.33 and in fwk's framework/types.go from 1.34; All is framework's, then fwk's.
+PERMIT_AND_GANG = {
+    "1.28": ("framework.WaitingPod", "framework.GVK", "framework.All"),
+    "1.29": ("framework.WaitingPod", "framework.GVK", "framework.All"),
+    "1.30": ("framework.WaitingPod", "framework.GVK", "framework.All"),
+    "1.31": ("framework.WaitingPod", "framework.GVK", "framework.All"),
+    "1.32": ("framework.WaitingPod", "framework.EventResource", "framework.All"),
+    "1.33": ("framework.WaitingPod", "framework.EventResource", "framework.All"),
+    "1.34": ("framework.WaitingPod", "fwk.EventResource", "fwk.All"),
+    "1.35": ("fwk.WaitingPod", "fwk.EventResource", "fwk.All"),
+    "1.36": ("fwk.WaitingPod", "fwk.EventResource", "fwk.All"),
+    "1.37": ("fwk.WaitingPod", "fwk.EventResource", "fwk.All"),
+}
+
+
+def test_every_supported_minor_has_its_permit_and_gang_spellings() -> None:
+    """A minor added to the catalog without a row here fails: its spellings are facts to read."""
+    from kplugin.model.versions import supported_releases
+
+    assert [r.key for r in supported_releases()] == list(PERMIT_AND_GANG)
+
+
+@pytest.mark.parametrize("minor", list(PERMIT_AND_GANG))
+def test_permit_and_gang_spellings_per_minor(minor: str) -> None:
+    names = goapi.native_names(shape(minor))
+    assert (names["WaitingPod"], names["EventResource"], names["All"]) == PERMIT_AND_GANG[minor]
+    layer = goapi.layer_names()
+    for name in ("WaitingPod", "EventResource", "All", "CustomResource", "InitialAttempt"):
+        assert layer[name] == f"fw.{name}"
+
+
+FW_TEMPLATE = (
+    Path(__file__).parents[3] / "templates/project/[[cookiecutter.project_name]]/internal/fw/zz_generated.fw.go"
+)
+
+
+@pytest.mark.parametrize("minor", list(PERMIT_AND_GANG))
+def test_every_native_name_the_layer_template_uses_is_a_fact_of_every_minor(minor: str) -> None:
+    """internal/fw spells the framework through N.<name> (goapi.native_names): each one must
+    exist for every minor, or that minor's layer would not render."""
+    used = set(re.findall(r"\bN\.(\w+)", FW_TEMPLATE.read_text()))
+    assert {"WaitingPod", "EventResource", "All", "Status", "QueuedInfo"} <= used
+    # names the template only reaches where the minor has them
+    guarded = {"PreBindPreFlightResult"}
+    assert used - guarded <= set(goapi.native_names(shape(minor)))

@@ -45,8 +45,8 @@ type (
 	NodeInfo = [[ N.NodeInfo ]]
 	// PodInfo is a pod with precomputed data; PodOf returns the pod.
 	PodInfo = [[ N.PodInfo ]]
-	// QueuedInfo is an entry of the scheduling queue; read it with QueuedPriority and
-	// QueuedSince.
+	// QueuedInfo is an entry of the scheduling queue; read it with QueuedPriority,
+	// QueuedSince, QueuedPod and InitialAttempt.
 	QueuedInfo = [[ N.QueuedInfo ]]
 	// Handle gives plugins the scheduler's clientset, informers and snapshot.
 	Handle = [[ N.Handle ]]
@@ -71,6 +71,16 @@ type (
 	ClusterEvent = [[ N.ClusterEvent ]]
 	// ActionType is what happened to a resource: Add, Delete, Update, ...
 	ActionType = [[ N.ActionType ]]
+	// EventResource is the resource of a ClusterEvent: Node, Pod, or a custom kind's
+	// CustomResource(plural, version, group).
+	EventResource = [[ N.EventResource ]]
+	// WaitingPod is a pod that a Permit plugin holds back with Wait: Handle's
+	// GetWaitingPod(uid) and IterateOverWaitingPods(func(WaitingPod)) find it, its
+	// GetPendingPlugins() lists the Permit plugins it still waits for, Allow(pluginName)
+	// lets it bind once every one of them has allowed it, Reject(pluginName, msg) sends it
+	// back to the queue. Call Reject as a statement: it returns whether it stopped the pod
+	// only from Kubernetes 1.36 (which also adds Preempt).
+	WaitingPod = [[ N.WaitingPod ]]
 )
 
 const (
@@ -91,6 +101,7 @@ const (
 	Add                   = [[ N.Add ]]
 	Delete                = [[ N.Delete ]]
 	Update                = [[ N.Update ]]
+	All                   = [[ N.All ]]
 	UpdateNodeLabel       = [[ N.UpdateNodeLabel ]]
 	UpdateNodeAllocatable = [[ N.UpdateNodeAllocatable ]]
 
@@ -99,6 +110,18 @@ const (
 	// QueueSkip: the event cannot make the pod schedulable, leave it where it is.
 	QueueSkip = [[ N.QueueSkip ]]
 )
+
+// CustomResource names a custom kind's events for EventsToRegister:
+// "<plural>.<version>.<group>", as in podgroups.v1alpha1.scheduling.x-k8s.io (the same
+// on every Kubernetes version). The scheduler matches it exactly against the events of a
+// dynamic informer it starts for any resource it does not know, parsing the name with
+// schema.ParseResourceArg: plural is the CRD's lower-case plural and group is never
+// empty. A name with fewer than two dots is logged as "incorrect event registration" and
+// gets no events; a resource the API server does not serve keeps the informers from
+// syncing (the scheduler never becomes ready).
+func CustomResource(plural, version, group string) EventResource {
+	return EventResource(plural + "." + version + "." + group)
+}
 
 // QueueingHintFn decides whether an event (oldObj and newObj: nil for an Add and a
 // Delete respectively) may make pod, which the plugin rejected, schedulable. An error
@@ -205,6 +228,22 @@ type PreBindPreFlightResult struct {
 [[ go.helpers(
     {"NodeInfo": "NodeInfo", "PodInfo": "PodInfo", "QueuedInfo": "QueuedInfo", "Handle": "Handle"},
     c._helpers, S, c._helpers) ]]
+// InitialAttempt returns when the entry first entered the active queue (its first
+// scheduling attempt): the time to order a gang or measure its wait by, which, unlike
+// QueuedSince, stays the same when the entry is requeued. False while it has not got
+// there yet (a pod held by PreEnqueue).
+func InitialAttempt(q QueuedInfo) (time.Time, bool) {
+<% if S.queued_info == "struct" %>
+	at := q.InitialAttemptTimestamp
+<% else %>
+	at := q.GetInitialAttemptTimestamp()
+<% endif %>
+	if at == nil {
+		return time.Time{}, false
+	}
+	return *at, true
+}
+
 // The extension points as this project's plugins implement them on every Kubernetes
 // version. A plugin asserts them at compile time (var _ fw.FilterPlugin = &X{}); its
 // zz_generated.adapter.go turns them into the framework interfaces of Kubernetes [[ c.k8s_minor ]].
