@@ -39,8 +39,8 @@ type (
 	NodeInfo = *framework.NodeInfo
 	// PodInfo is a pod with precomputed data; PodOf returns the pod.
 	PodInfo = *framework.PodInfo
-	// QueuedInfo is an entry of the scheduling queue; read it with QueuedPriority and
-	// QueuedSince.
+	// QueuedInfo is an entry of the scheduling queue; read it with QueuedPriority,
+	// QueuedSince, QueuedPod and InitialAttempt.
 	QueuedInfo = *framework.QueuedPodInfo
 	// Handle gives plugins the scheduler's clientset, informers and snapshot.
 	Handle = framework.Handle
@@ -65,6 +65,16 @@ type (
 	ClusterEvent = framework.ClusterEvent
 	// ActionType is what happened to a resource: Add, Delete, Update, ...
 	ActionType = framework.ActionType
+	// EventResource is the resource of a ClusterEvent: Node, Pod, or a custom kind's
+	// CustomResource(plural, version, group).
+	EventResource = framework.GVK
+	// WaitingPod is a pod that a Permit plugin holds back with Wait: Handle's
+	// GetWaitingPod(uid) and IterateOverWaitingPods(func(WaitingPod)) find it, its
+	// GetPendingPlugins() lists the Permit plugins it still waits for, Allow(pluginName)
+	// lets it bind once every one of them has allowed it, Reject(pluginName, msg) sends it
+	// back to the queue. Call Reject as a statement: it returns whether it stopped the pod
+	// only from Kubernetes 1.36 (which also adds Preempt).
+	WaitingPod = framework.WaitingPod
 )
 
 const (
@@ -85,6 +95,7 @@ const (
 	Add                   = framework.Add
 	Delete                = framework.Delete
 	Update                = framework.Update
+	All                   = framework.All
 	UpdateNodeLabel       = framework.UpdateNodeLabel
 	UpdateNodeAllocatable = framework.UpdateNodeAllocatable
 
@@ -93,6 +104,18 @@ const (
 	// QueueSkip: the event cannot make the pod schedulable, leave it where it is.
 	QueueSkip = framework.QueueSkip
 )
+
+// CustomResource names a custom kind's events for EventsToRegister:
+// "<plural>.<version>.<group>", as in podgroups.v1alpha1.scheduling.x-k8s.io (the same
+// on every Kubernetes version). The scheduler matches it exactly against the events of a
+// dynamic informer it starts for any resource it does not know, parsing the name with
+// schema.ParseResourceArg: plural is the CRD's lower-case plural and group is never
+// empty. A name with fewer than two dots is logged as "incorrect event registration" and
+// gets no events; a resource the API server does not serve keeps the informers from
+// syncing (the scheduler never becomes ready).
+func CustomResource(plural, version, group string) EventResource {
+	return EventResource(plural + "." + version + "." + group)
+}
 
 // QueueingHintFn decides whether an event (oldObj and newObj: nil for an Add and a
 // Delete respectively) may make pod, which the plugin rejected, schedulable. An error
@@ -263,6 +286,18 @@ func PodChange(oldObj, newObj interface{}) (old, new *v1.Pod, err error) {
 // QueuedSince returns when the entry was added to the scheduling queue.
 func QueuedSince(q QueuedInfo) time.Time {
 	return q.Timestamp
+}
+
+// InitialAttempt returns when the entry first entered the active queue (its first
+// scheduling attempt): the time to order a gang or measure its wait by, which, unlike
+// QueuedSince, stays the same when the entry is requeued. False while it has not got
+// there yet (a pod held by PreEnqueue).
+func InitialAttempt(q QueuedInfo) (time.Time, bool) {
+	at := q.InitialAttemptTimestamp
+	if at == nil {
+		return time.Time{}, false
+	}
+	return *at, true
 }
 
 // The extension points as this project's plugins implement them on every Kubernetes
