@@ -96,13 +96,13 @@ def _print_findings(findings: "list[Finding]", as_json: bool) -> None:
             colour = {doctor.ERROR: "red", doctor.WARNING: "yellow"}.get(f.severity, "blue")
             table.add_row(f"[{colour}]{f.severity}[/]", f.rule, f.where, f"{f.what}\nwhy: {f.why}\nfix: {f.fix}")
         print_table(table)
-    else:  # one block per finding, wrapped at the width (the rule id stays on the first line)
+    else:  # one block per finding: its line whole (as a compiler's, for grep), why and fix wrapped
         from kplugin.cli.console import width, wrapped
 
         columns = width()
         lines = []
         for f in findings:
-            lines += wrapped(f"{f.where}: {f.severity}: [{f.rule}] {f.what}", columns, indent=0)
+            lines.append(f"{f.where}: {f.severity}: [{f.rule}] {f.what}")
             lines += wrapped(f"why: {f.why}", columns) + wrapped(f"fix: {f.fix}", columns)
         out("".join(f"{line}\n" for line in lines))
 

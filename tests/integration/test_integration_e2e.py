@@ -204,7 +204,7 @@ def test_a_scheduler_rbac_refuses_is_reported_as_such(
     assert run.code == 1, run.stdout
     assert run.stderr.strip().splitlines()[-1] == (
         "kplugin: error: deploy/rbac.yaml does not let the scheduler (system:serviceaccount:kube-system:gpu) "
-        "list nodes: add the rules (kplugin upgrade regenerates the file), or run with --admin"
+        "list nodes: add the rules to config/rbac/rules.yaml and run kplugin refresh, or run with --admin"
     )
     assert "cannot reach" not in run.stderr and "Traceback" not in run.stderr
     assert list(scratch.iterdir()) == []

@@ -184,9 +184,10 @@ def test_build_summary_at_80_columns_is_pinned(capsys: pytest.CaptureFixture[str
 
 
 def test_doctor_at_80_columns_is_pinned() -> None:
-    """doctor's findings without a terminal: one block per finding, wrapped at the width,
-    nothing cut. (A path in a message is wrapped with the rest: the project is made in a
-    directory whose name has the same length in every run.)"""
+    """doctor's findings without a terminal: one block per finding, its first line whole
+    (grep finds a finding by its text), why and fix wrapped at the width, nothing cut.
+    (The project is made in a directory whose name has the same length in every run, so
+    a path in a message wraps the same way.)"""
     import shutil
     import tempfile
 
@@ -207,5 +208,6 @@ def _doctor_golden(tmp_path: Path) -> None:
     run = piped("doctor", str(project))
     assert run.returncode == 1, run.stderr
     assert "…" not in run.stdout
-    assert all(len(line) <= 80 for line in run.stdout.splitlines() if " " in line.strip()), run.stdout
+    why_fix = [line for line in run.stdout.splitlines() if line.startswith("  ")]
+    assert all(len(line) <= 80 for line in why_fix), run.stdout
     golden("doctor-80.txt", run.stdout.replace(str(tmp_path), "<tmp>"))
