@@ -61,12 +61,16 @@ class PolicyRule:
 
 def load(root: Path) -> tuple[PolicyRule, ...]:
     """The project's rules (none when the file does not exist); a bad value is a
-    UsageError naming the file, the entry and what is allowed."""
-    path = root / RULES_FILE
-    if safefs.lstat_mode(path) is None:
+    UsageError naming the file, the entry and what is allowed. Read as every project file
+    is: a regular file inside the project, never through a symlink or from a FIFO."""
+    data = safefs.read_project_file(root, RULES_FILE, safefs.SMALL_FILE)
+    if data is None:
         return ()
-    data = yamlio.load_file(path, "RBAC rules file")
-    return parse(data, str(RULES_FILE))
+    path = root / RULES_FILE
+    return parse(
+        yamlio.parse(safefs.decode(data, "RBAC rules file", path), f"RBAC rules file {path}", path=path),
+        str(RULES_FILE),
+    )
 
 
 def parse(data: Any, where: str) -> tuple[PolicyRule, ...]:

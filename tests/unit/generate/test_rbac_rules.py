@@ -133,3 +133,28 @@ def test_rules_by_name_and_duplicates() -> None:
     assert merged == [parsed[1].as_dict(), parsed[0].as_dict()]
     with pytest.raises(UsageError, match="at most 200"):
         rbacrules.parse([{}] * 201, "rules")
+
+
+@pytest.mark.parametrize("shape", ["symlink", "fifo"])
+def test_a_rules_file_that_is_no_regular_file_is_refused_unread(
+    kplugin: Kplugin, project: Path, tmp_path: Path, shape: str
+) -> None:
+    """A symlink out of the project (a tampered checkout) or a FIFO (a read would hang):
+    refused by name, never read, nothing written."""
+    import os
+
+    rules = project / rbacrules.RULES_FILE
+    rules.unlink()
+    if shape == "symlink":
+        outside = tmp_path / "outside.yaml"
+        outside.write_text(PODGROUPS)
+        rules.symlink_to(outside)
+    else:
+        os.mkfifo(rules)
+    before = tree(project)
+    run = kplugin("refresh", str(project))
+    assert run.code == 2, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert f"rules.yaml is a {'symlink' if shape == 'symlink' else 'FIFO'}" in line, line
+    assert tree(project) == before
+    assert "rbac-rules-file" in findings(kplugin, project)
