@@ -181,7 +181,7 @@ def e2e(
     report = _Report(_view(scores), _junit_target(junit, force), str(scenario or "the default scenario"))
     pinned, target = load_for_version(path, template, k8s)
     # every input is read and checked before anything is built or started
-    loaded = _scenario(target, scenario, reschedule, matcher)
+    loaded = _scenario(target, pinned.root, scenario, reschedule, matcher)
     inputs = _inputs(pinned, loaded, cluster_config, args_file, admin, weight, disable_default)
     if cluster_config is None:
         controlplane.etcd_binary()  # fail before building anything when etcd is missing
@@ -224,12 +224,14 @@ def _check_options(
     return matcher, kubeconfigs.load(kubeconfig, context)
 
 
-def _scenario(target: "Target", scenario: Path | None, reschedule: str | None, matcher: "Matcher | None") -> "Scenario":
+def _scenario(
+    target: "Target", root: Path, scenario: Path | None, reschedule: str | None, matcher: "Matcher | None"
+) -> "Scenario":
     """The scenario, its bound pods that --reschedule matches made pending again."""
     from kplugin.cli.console import note
     from kplugin.e2e import run, snapshot
 
-    loaded = run.read_scenario(scenario, target.version.minor)
+    loaded = run.read_scenario(scenario, target.version.minor, root)
     lacking = snapshot.unread_note(loaded.source)
     if lacking:
         note(f"{scenario}: {lacking}")

@@ -1,19 +1,23 @@
-"""Creating a scenario's state for a replay: namespaces and classes first (pods'
-admission reads them), then the other objects, the nodes and the bound pods, all in
-parallel (kplugin.kube.bulk), before the scheduler starts; the pending pods once it runs,
-one at a time in the order its queue takes them."""
+"""Creating a scenario's state for a replay, in dependency order: the kinds of custom
+objects looked up in the API's discovery (before anything is created), namespaces and
+classes (pods' admission reads them), the CustomResourceDefinitions (waited for until
+Established), then the other objects, the nodes and the bound pods, all in parallel
+(kplugin.kube.bulk), before the scheduler starts; the pending pods once it runs, one at a
+time in the order its queue takes them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
+from kplugin.core.errors import OperationError
 from kplugin.e2e import entries
 from kplugin.e2e.scenario import Scenario
 from kplugin.e2e.session import CreationTotals, Feedback, ReplayProfile
-from kplugin.e2e.state import Node, Pod
-from kplugin.kube import bulk, kinds
+from kplugin.e2e.state import NAMESPACE, KubeObject, Node, Pod
+from kplugin.kube import bulk, discovery, kinds
 from kplugin.kube.apiclient import MERGE_PATCH
 from kplugin.kube.cluster import KWOK_ANNOTATIONS, Cluster
 
@@ -62,9 +66,76 @@ def node_manifest(node: Node, target: Cluster) -> dict[str, Any]:
     return manifest
 
 
+def resolve_kinds(scenario: Scenario, resolver: discovery.Resolver) -> Scenario:
+    """``scenario`` with the plural and scope of every custom kind its CRDs do not define
+    (those the API server serves already), from discovery; a kind it does not serve is an
+    OperationError naming the object."""
+    if not any(o.info.custom and not o.info.resolved for o in _objects(scenario)):
+        return scenario
+
+    def resolved(obj: KubeObject) -> KubeObject:
+        if not obj.info.custom or obj.info.resolved:
+            return obj
+        info = resolver.find(obj.info, wait=0)
+        if info is None:
+            raise OperationError(
+                f"{obj.origin}: {obj.info.api_version} {obj.info.kind} is not served by {resolver.client.endpoint.name}"
+                ": add its CustomResourceDefinition to config/crd/ or to the scenario's objects"
+            )
+        if info.namespaced and obj.namespace is None:
+            return replace(obj, info=info, namespace=NAMESPACE)
+        if not info.namespaced and obj.namespace is not None:
+            raise OperationError(
+                f"{obj.origin}.metadata.namespace: {info.kind} is cluster-scoped; remove the namespace"
+            )
+        return replace(obj, info=info)
+
+    steps = tuple(replace(s, obj=resolved(s.obj)) if s.obj is not None else s for s in scenario.steps)
+    return replace(scenario, objects=tuple(resolved(o) for o in scenario.objects), steps=steps)
+
+
+def _objects(scenario: Scenario) -> list[KubeObject]:
+    return [*scenario.objects, *(s.obj for s in scenario.steps if s.obj is not None)]
+
+
+def object_body(obj: KubeObject, target: Cluster) -> dict[str, Any]:
+    """The object as the API takes it on ``target``: its namespace mapped, the run's
+    labels added, a custom kind's status in the body when it has no status subresource."""
+    body: dict[str, Any] = dict(obj.body)
+    meta = dict(body["metadata"])
+    if obj.namespace:
+        meta["namespace"] = target.namespace(obj.namespace)
+    body["metadata"] = _labelled(meta, target.labels())
+    ref = (body.get("spec") or {}).get("claimRef") if obj.info.kind == "PersistentVolume" else None
+    if isinstance(ref, dict) and ref.get("namespace"):
+        body["spec"] = {**body["spec"], "claimRef": {**ref, "namespace": target.namespace(ref["namespace"])}}
+    if obj.status and obj.info.custom and not obj.info.status_subresource:
+        body["status"] = obj.status
+    return body
+
+
+def object_path(obj: KubeObject, target: Cluster) -> str:
+    return _object_path(target, obj.info, obj.namespace)
+
+
+def status_request(obj: KubeObject, target: Cluster) -> bulk.Request | None:
+    """The request that sets the status an object keeps (through /status), if any."""
+    if not obj.status or (obj.info.custom and not obj.info.status_subresource):
+        return None
+    return bulk.Request(
+        "PATCH",
+        f"{object_path(obj, target)}/{obj.name}/status",
+        {"status": obj.status},
+        f"{obj.info.kind.lower()} {obj.name} status",
+        MERGE_PATCH,
+    )
+
+
 def create_state(scenario: Scenario, profile: ReplayProfile, target: Cluster, feedback: Feedback) -> CreationTotals:
-    """Namespaces, classes and RuntimeClasses first (pods' admission reads them), then
-    the other objects and the nodes, then the pods, then the statuses objects keep."""
+    """Namespaces, classes, RuntimeClasses and CRDs first (pods' admission reads the
+    classes; a CRD must be Established before its objects), then the other objects and
+    the nodes, then the pods, then the statuses objects keep. ``scenario``'s custom kinds
+    are resolved already (resolve_kinds)."""
     client, labels = target.client, target.labels()
     created = CreationTotals()
     exist_ok = frozenset({409}) if labels else frozenset()  # a cluster's own StorageClass, ...
@@ -96,18 +167,16 @@ def create_state(scenario: Scenario, profile: ReplayProfile, target: Cluster, fe
                                   f"priorityclass {pc.name}"))  # fmt: skip
     later: list[bulk.Request] = []
     for obj in scenario.objects:
-        body: dict[str, Any] = dict(obj.body)
-        meta = dict(body["metadata"])
-        if obj.namespace:
-            meta["namespace"] = target.namespace(obj.namespace)
-        body["metadata"] = _labelled(meta, labels)
-        ref = (body.get("spec") or {}).get("claimRef") if obj.info.kind == "PersistentVolume" else None
-        if isinstance(ref, dict) and ref.get("namespace"):
-            body["spec"] = {**body["spec"], "claimRef": {**ref, "namespace": target.namespace(ref["namespace"])}}
         shown = f"{obj.info.kind.lower()} {obj.namespace + '/' if obj.namespace else ''}{obj.name}"
-        request = bulk.Request("POST", _object_path(target, obj.info, obj.namespace), body, shown)
-        (first if obj.info.kind == "RuntimeClass" else later).append(request)
-    phase("namespaces and classes", first, len(first), exist_ok)
+        request = bulk.Request("POST", object_path(obj, target), object_body(obj, target), shown)
+        (first if obj.info.kind == "RuntimeClass" or obj.info is kinds.CRD else later).append(request)
+        if obj.info.custom and not obj.info.namespaced:
+            target.custom_kinds.add(obj.info)
+    phase("namespaces, classes and CRDs", first, len(first), exist_ok)
+    defined = [o.name for o in scenario.objects if o.info is kinds.CRD]
+    if defined:
+        feedback.step(f"{profile.label}: waiting for {len(defined)} CustomResourceDefinition(s) to be Established")
+        discovery.wait_established(client, defined)
     phase("objects", later, len(later), exist_ok)
     phase("nodes", (bulk.Request("POST", "/api/v1/nodes", node_manifest(n, target), f"node {n.name}")
                     for n in scenario.nodes), len(scenario.nodes), frozenset())  # fmt: skip
@@ -118,17 +187,7 @@ def create_state(scenario: Scenario, profile: ReplayProfile, target: Cluster, fe
 
     bound = [p for p in scenario.pods if p.node_name]
     phase("bound pods", (pod_request(p) for p in bound), len(bound), frozenset())
-    statuses = [
-        bulk.Request(
-            "PATCH",
-            f"{_object_path(target, o.info, o.namespace)}/{o.name}/status",
-            {"status": o.status},
-            f"{o.info.kind.lower()} {o.name} status",
-            MERGE_PATCH,
-        )
-        for o in scenario.objects
-        if o.status
-    ]
+    statuses = [r for r in (status_request(o, target) for o in scenario.objects) if r is not None]
     phase("statuses", statuses, len(statuses), frozenset())
     return created
 

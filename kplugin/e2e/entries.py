@@ -200,8 +200,14 @@ def object_entry(obj: dict[str, Any]) -> dict[str, Any]:
     """Another kind's object: its metadata's name, namespace, labels and annotations,
     its spec (or the kind's own top-level fields) and the status fields the kind keeps."""
     kind = str(obj.get("kind"))
-    info = kinds.BY_KIND[kind]
+    info = kinds.BY_KIND.get(kind)
     meta = _meta(obj)
+    if info is None:  # a custom kind: every field but the server's own metadata
+        named = _named(meta, "namespace" in meta)
+        custom: dict[str, Any] = {"apiVersion": obj.get("apiVersion"), "kind": kind, "metadata": named}
+        _labels_and_annotations(custom["metadata"], meta)
+        custom.update({k: copy.deepcopy(v) for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")})
+        return custom
     metadata: dict[str, Any] = _named(meta, info.namespaced)
     _labels_and_annotations(metadata, meta)
     entry: dict[str, Any] = {"apiVersion": obj.get("apiVersion"), "kind": kind, "metadata": metadata}

@@ -195,10 +195,14 @@ class Reader:
     def kube_object(self, raw: Any, where: str) -> KubeObject:
         entry = self.mapping(raw, where)
         kind = entry.get("kind")
-        info = kinds.BY_KIND.get(kind) if isinstance(kind, str) else None
-        if info is None or not isinstance(kind, str):
-            accepted = ", ".join(sorted(kinds.BY_KIND))
-            raise self.fail(f"{where}.kind", f"{schema.shown(kind)} is not a kind kplugin replays ({accepted})")
+        if not isinstance(kind, str) or not kinds.KIND_NAME.fullmatch(kind):
+            raise self.fail(f"{where}.kind", f"{schema.shown(kind)} is not a kind's name (e.g. PodGroup)")
+        if kind in kinds.CORE:
+            section = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces"}.get(kind, "priorityClasses")
+            raise self.fail(f"{where}.kind", f"a {kind} goes under {section}, not objects")
+        info = kinds.BY_KIND.get(kind)
+        if info is None:
+            return self.custom_object(entry, kind, where)
         label = f"{where} ({kind})"
         api_version = entry.get("apiVersion")
         if api_version != info.api_version:
@@ -243,6 +247,41 @@ class Reader:
             schema.Opaque().check(given, f"{label}.status", self.fail)
             status = dict(given) or None
         return KubeObject(info, name, namespace, body, status, origin=label)
+
+    def custom_object(self, entry: dict[str, Any], kind: str, where: str) -> KubeObject:
+        """An object of a kind kplugin has no row for: every top-level field kept as
+        given (its plural and scope come from its CRD or from discovery)."""
+        api_version = entry.get("apiVersion")
+        group, _, version = api_version.rpartition("/") if isinstance(api_version, str) else ("", "", "")
+        if not kinds.VERSION_NAME.fullmatch(version) or (group and names.dns1123_subdomain_problem(group)):
+            raise self.fail(
+                f"{where} ({kind}).apiVersion",
+                f"{schema.shown(api_version)} is not an API group and version (e.g. scheduling.example.com/v1alpha1)",
+            )
+        label = f"{where} ({kind})"
+        metadata = self.mapping(
+            entry.get("metadata"), f"{label}.metadata", {"name", "namespace", "labels", "annotations"}
+        )
+        name = self.name(metadata.get("name"), f"{label}.metadata.name")
+        namespace = None
+        if metadata.get("namespace") is not None:
+            namespace = self.namespace(metadata["namespace"], f"{label}.metadata.namespace")
+        label = f"{where} ({kind} {namespace + '/' if namespace else ''}{name})"
+        meta: dict[str, Any] = {"name": name}
+        labels = self.check(schema.LABELS, metadata.get("labels"), f"{label}.metadata.labels")
+        annotations = self.check(ANNOTATIONS, metadata.get("annotations"), f"{label}.metadata.annotations")
+        if labels:
+            meta["labels"] = labels
+        if annotations:
+            meta["annotations"] = annotations
+        body: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": meta}
+        rest = {k: v for k, v in entry.items() if k not in ("apiVersion", "kind", "metadata", "status")}
+        schema.Opaque().check(rest, label, self.fail)
+        body.update(rest)
+        status = None
+        if entry.get("status") is not None:
+            status = dict(schema.Opaque().check(entry["status"], f"{label}.status", self.fail)) or None
+        return KubeObject(kinds.custom(str(api_version), kind), name, namespace, body, status, origin=label)
 
     def references(self, pod: Pod, where: str, classes: set[str], runtime_classes: set[str]) -> None:
         if pod.node_name is not None and pod.spec.get("schedulingGates"):

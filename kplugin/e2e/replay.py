@@ -17,11 +17,22 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.e2e import logs
-from kplugin.e2e.create import create_pending, create_state, node_manifest, pod_manifest, queue_order
+from kplugin.e2e.create import (
+    create_pending,
+    create_state,
+    node_manifest,
+    object_body,
+    object_path,
+    pod_manifest,
+    queue_order,
+    resolve_kinds,
+    status_request,
+)
 from kplugin.e2e.scenario import Scenario, Step, StepAction
 from kplugin.e2e.session import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, Silent
 from kplugin.e2e.state import pod_key
 from kplugin.e2e.watch import PodState, PodWatch, Refusals, probe, settle
+from kplugin.kube import discovery, kinds
 from kplugin.kube.apiclient import MERGE_PATCH
 from kplugin.kube.cluster import Cluster
 
@@ -96,6 +107,21 @@ def _run_step(step: Step, profile: ReplayProfile, target: Cluster, wanted: set[s
                 key = pod_key(namespace, name)
                 wanted.discard(key)
                 deleted.add(key)
+        case StepAction.CREATE_OBJECT | StepAction.UPDATE_OBJECT if step.obj is not None:
+            obj = step.obj
+            if step.action is StepAction.CREATE_OBJECT:
+                client.create(object_path(obj, target), object_body(obj, target))
+                if obj.info.custom and not obj.info.namespaced:
+                    target.custom_kinds.add(obj.info)
+            else:  # a JSON merge patch: the fields given replace theirs, a null removes one
+                client.patch(f"{object_path(obj, target)}/{obj.name}", object_body(obj, target), MERGE_PATCH)
+            keeps = status_request(obj, target)
+            if keeps is not None:
+                client.patch(keeps.path, keeps.body, MERGE_PATCH)
+            if obj.info is kinds.CRD:
+                discovery.wait_established(client, [obj.name])
+        case StepAction.DELETE_OBJECT if step.obj is not None:
+            client.delete(f"{object_path(step.obj, target)}/{step.obj.name}")
 
 
 def _taints(target: Cluster, node_path: str) -> list[dict[str, Any]]:
@@ -129,6 +155,7 @@ def replay(
 ) -> Session:
     """Replay ``scenario`` on ``target`` (entered already) with ``profile``."""
     feedback.step(f"{profile.label}: creating the cluster state")
+    scenario = resolve_kinds(scenario, discovery.Resolver(target.client))
     created = create_state(scenario, profile, target, feedback)
     watch = PodWatch(target.client, target.pods_path(), target.scenario_key)
     watch.start()

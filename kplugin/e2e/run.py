@@ -20,7 +20,7 @@ from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
-from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario
+from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario, project_crds, with_objects
 from kplugin.kube.cluster import Cluster, Local
 from kplugin.model import rbacrules
 from kplugin.model.project import Project
@@ -110,9 +110,11 @@ def for_copy(inputs: Inputs, copy: Project) -> Inputs:
     return Inputs(copy, inputs.scenario, inputs.config, rbac, inputs.notices)
 
 
-def read_scenario(path: Path | None, minor: int) -> Scenario:
-    """The scenario (checked), its objects served by Kubernetes 1.<minor>."""
-    loaded = DEFAULT_SCENARIO if path is None else load_scenario(path)
+def read_scenario(path: Path | None, minor: int, root: Path) -> Scenario:
+    """The scenario (checked), its objects served by Kubernetes 1.<minor>, with the CRDs
+    of the project at ``root`` (config/crd/) it does not hold itself."""
+    defined = project_crds(root)
+    loaded = with_objects(DEFAULT_SCENARIO, defined) if path is None else load_scenario(path, defined)
     check_served(loaded, minor, path)
     return loaded
 
@@ -129,7 +131,10 @@ def prepare(
 ) -> Inputs:
     """Read and check everything the run needs from the user: the scenario first (cheap),
     then the RBAC, then the configuration (whose args the plugins' Go code decodes)."""
-    loaded = scenario if isinstance(scenario, Scenario) else read_scenario(scenario, project.version.minor)
+    if isinstance(scenario, Scenario):
+        loaded = scenario
+    else:
+        loaded = read_scenario(scenario, project.version.minor, project.root)
     rbac = None if admin else rbac_documents(project)
     request = render.RenderRequest(
         project=project,

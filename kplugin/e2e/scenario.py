@@ -21,12 +21,20 @@ A scenario is YAML (or JSON, which is also how ``kplugin snapshot`` writes one):
       nodeName: gpu-1                                    # bound already (not scheduled)
     priorityClasses: [{name: high, value: 1000}]
     namespaces: [{name: ml, labels: {team: ml}}]
-    objects: [...]                                       # PodDisruptionBudgets, volumes, DRA, ...
+    objects: [...]                                       # PodDisruptionBudgets, volumes, DRA, ...,
+                                                         # CRDs and objects of any kind
     steps:                                               # after the first placements, in order
     - labelNode: {node: gpu-1, labels: {zone: b}}
+    - updateObject: {apiVersion: quota.example.com/v1alpha1, kind: Quota,
+                     metadata: {name: team-a, namespace: ml}, spec: {cpu: "8"}}
     - wait: 2
     expect:                # optional: pod -> node, a list of nodes (any of them), pending, preempted, deleted
       train-1: gpu-1
+
+An object of a kind kplugin has no row for (kplugin.kube.kinds) is *custom*: every
+top-level field is kept as given; its plural and scope come from a CustomResourceDefinition
+of the scenario or of the project's config/crd/ (created first, Established before any
+object), or else from the API's discovery when the replay creates it.
 
 ``kubectl get nodes,pods,priorityclasses -A -o yaml`` (a List, YAML or JSON) is a
 scenario too. JSON files are read as a stream (the entries of the big lists one at a
@@ -58,8 +66,9 @@ from kplugin.e2e.state import (
     Pod,
     PriorityClass,
 )
-from kplugin.e2e.steps import STEP_ACTIONS, Step, StepAction, check_steps, read_step
+from kplugin.e2e.steps import STEP_ACTIONS, Step, StepAction, check_steps, object_key, read_step
 from kplugin.kube import jsonstream, kinds
+from kplugin.model import crds
 
 __all__ = [  # what the scenario format is made of, kept importable from here
     "DEFAULT_CAPACITY",
@@ -114,6 +123,7 @@ class Scenario:
         found = {ns.name for ns in self.namespaces}
         found.update(p.namespace for p in self.all_pods())
         found.update(o.namespace for o in self.objects if o.namespace)
+        found.update(s.obj.namespace for s in self.steps if s.obj is not None and s.obj.namespace)
         return sorted(found)
 
     def rescheduled(self, selector: Callable[[dict[str, str]], bool]) -> tuple[Scenario, int]:
@@ -140,8 +150,9 @@ DEFAULT_SCENARIO = Scenario(
 class _ScenarioReader(Reader):
     """Reads one scenario: its entries (Reader), steps and expectations."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, project_crds: tuple[KubeObject, ...] = ()) -> None:
         super().__init__(path)
+        self.project_crds = project_crds  # the project's config/crd/: created unless the scenario has them
         self.steps: list[Step] = []
         self.expect: Any = None
         self.source: dict[str, Any] = {}
@@ -178,12 +189,10 @@ class _ScenarioReader(Reader):
             where = f"items[{i}]"
             obj = self.mapping(item, where)
             kind = obj.get("kind")
-            if not isinstance(kind, str) or kind not in kinds.ALL:
+            if not isinstance(kind, str) or not kinds.KIND_NAME.fullmatch(kind):
                 if kind is None:
-                    raise self.fail(where, f"has no kind (kplugin reads {kinds.ACCEPTED})")
-                raise self.fail(
-                    f"{where}.kind", f"{schema.shown(kind)} is not a kind kplugin reads (it reads {kinds.ACCEPTED})"
-                )
+                    raise self.fail(where, "has no kind")
+                raise self.fail(f"{where}.kind", f"{schema.shown(kind)} is not a kind's name (e.g. PodGroup)")
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
             assert isinstance(meta, dict)
             shown_name = f"{meta['namespace']}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
@@ -192,8 +201,8 @@ class _ScenarioReader(Reader):
             def at(key: str, label: str = label) -> str:
                 return f"{label}: {entries.origin(key)}"
 
-            info = kinds.ALL[kind]
-            if obj.get("apiVersion") != info.api_version and kind in kinds.CORE:
+            info = kinds.CORE.get(kind)
+            if info is not None and obj.get("apiVersion") != info.api_version:
                 raise self.fail(
                     f"{label}: apiVersion", f"{schema.shown(obj.get('apiVersion'))} is not {info.api_version}"
                 )
@@ -213,7 +222,46 @@ class _ScenarioReader(Reader):
 
     # --- the whole ---------------------------------------------------------------------
 
+    def settle(self, obj: KubeObject, served: dict[tuple[str, str], kinds.KindInfo], groups: set[str]) -> KubeObject:
+        """A custom object with the plural and scope of the scenario's CRD for its kind
+        (a namespaced one without a namespace goes to default, as kubectl's would)."""
+        if not obj.info.custom:
+            return obj
+        info = served.get((obj.info.api_version, obj.info.kind))
+        if info is None:
+            group = obj.info.group
+            if group in groups:
+                offered = sorted(f"{k.api_version} {k.kind}" for k in served.values() if k.group == group)
+                raise self.fail(
+                    f"{obj.origin}.apiVersion",
+                    f"{obj.info.api_version} {obj.info.kind} is not served by the CustomResourceDefinitions of "
+                    f"{group} here (they serve {', '.join(offered)})",
+                )
+            return obj  # the API server's discovery says, when the replay creates it
+        namespace = obj.namespace
+        if info.namespaced and namespace is None:
+            namespace = NAMESPACE
+        elif not info.namespaced and namespace is not None:
+            raise self.fail(f"{obj.origin}.metadata.namespace", f"{info.kind} is cluster-scoped (its CRD says so)")
+        return replace(obj, info=info, namespace=namespace)
+
+    def settle_all(self) -> None:
+        crds = [o for o in self.objects if o.info is kinds.CRD]
+        for crd in self.project_crds:
+            if not any(o.name == crd.name for o in crds):
+                self.objects.append(crd)
+                crds.append(crd)
+        crds += [s.obj for s in self.steps if s.obj is not None and s.obj.info is kinds.CRD]
+        served = {(k.api_version, k.kind): k for crd in crds for k in kinds.from_crd(crd.body)}
+        groups = {k.group for k in served.values()}
+        self.objects = [self.settle(o, served, groups) for o in self.objects]
+        self.steps = [
+            replace(step, obj=self.settle(step.obj, served, groups)) if step.obj is not None else step
+            for step in self.steps
+        ]
+
     def finish(self) -> Scenario:
+        self.settle_all()
         if not self.nodes and not any(s.new_node for s in self.steps):
             raise self.fail("nodes, pods", "a scenario needs at least one node and one pod")
         if not self.pods and not any(s.pods for s in self.steps):
@@ -222,11 +270,7 @@ class _ScenarioReader(Reader):
         _unique(self, "pod", [p.key for p in self.pods])
         _unique(self, "namespace", [n.name for n in self.namespaces])
         _unique(self, "priority class", [c.name for c in self.classes])
-        _unique(
-            self,
-            "object",
-            [f"{o.info.kind} {o.namespace + '/' if o.namespace else ''}{o.name}" for o in self.objects],
-        )
+        _unique(self, "object", [object_key(o) for o in self.objects])
         nodes = {n.name for n in self.nodes}
         classes = {c.name for c in self.classes} | entries.BUILTIN_PRIORITY_CLASSES
         runtime_classes = {o.name for o in self.objects if o.info.kind == "RuntimeClass"}
@@ -237,7 +281,8 @@ class _ScenarioReader(Reader):
             if pod.node_name is not None and pod.node_name not in nodes:
                 raise self.fail(f"{where}.nodeName", f"{pod.node_name!r} is not a node of this scenario")
             self.references(pod, where, classes, runtime_classes)
-        check_steps(self, self.steps, nodes, {p.key for p in self.pods}, classes, runtime_classes)
+        objects = {object_key(o) for o in self.objects}
+        check_steps(self, self.steps, nodes, {p.key for p in self.pods}, classes, runtime_classes, objects)
         known_nodes = {n.name for n in self.nodes} | {s.new_node.name for s in self.steps if s.new_node}
         known_pods = {p.key for p in self.pods} | {p.key for s in self.steps for p in s.pods}
         expect: dict[str, tuple[str, ...]] = {}
@@ -300,9 +345,10 @@ def _read_document(reader: _ScenarioReader, pairs: Iterable[tuple[str, Any]]) ->
         reader.section(key, value)
 
 
-def load_scenario(path: Path) -> Scenario:
-    """Read and check a scenario file (see the module docstring)."""
-    reader = _ScenarioReader(path)
+def load_scenario(path: Path, project_crds: tuple[KubeObject, ...] = ()) -> Scenario:
+    """Read and check a scenario file (see the module docstring); ``project_crds`` (the
+    project's config/crd/) are created first unless the scenario has CRDs of those names."""
+    reader = _ScenarioReader(path, project_crds)
     with safefs.open_input(path, Setting.SCENARIO, JSON_FILE) as stream:
         head = stream.read(64)
         size = stream.size()
@@ -317,7 +363,7 @@ def load_scenario(path: Path) -> Scenario:
                 # read as YAML, whose message wins if that fails as well
                 if "is not valid JSON" not in str(err) or size > safefs.LARGE_FILE:
                     raise
-                reader = _ScenarioReader(path)
+                reader = _ScenarioReader(path, project_crds)
     if size > safefs.LARGE_FILE:
         raise UsageError(
             f"{Setting.SCENARIO} {path} is {size} bytes; kplugin reads at most {safefs.LARGE_FILE} bytes of YAML here "
@@ -341,6 +387,22 @@ class _Rewound:
             data, self.head = self.head, b""
             return data
         return self.rest.read(size)
+
+
+def project_crds(root: Path) -> tuple[KubeObject, ...]:
+    """The project's CRDs (config/crd/), as objects a replay creates first."""
+    found = []
+    for definition in crds.load(root):
+        reader = Reader(root / definition.file)
+        found.append(reader.kube_object(definition.body, f"document {definition.index + 1}"))
+    return tuple(found)
+
+
+def with_objects(scenario: Scenario, extra: tuple[KubeObject, ...]) -> Scenario:
+    """``scenario`` with the CRDs of ``extra`` it does not have (by name), first."""
+    have = {o.name for o in scenario.objects if o.info is kinds.CRD}
+    added = tuple(o for o in extra if o.name not in have)
+    return replace(scenario, objects=added + scenario.objects) if added else scenario
 
 
 def check_served(scenario: Scenario, minor: int, path: Path | None) -> None:

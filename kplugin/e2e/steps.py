@@ -1,6 +1,7 @@
 """A scenario's steps: ordered changes after the first placements (a node created,
-labelled, tainted, cordoned, resized or deleted; pods created or deleted; a wait), read
-and checked against the nodes and pods that exist at each step."""
+labelled, tainted, cordoned, resized or deleted; pods created or deleted; an object of
+any kind created, updated or deleted; a wait), read and checked against the nodes, pods
+and objects that exist at each step."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, assert_never
 
 from kplugin.e2e import schema
 from kplugin.e2e.reader import Reader, under
-from kplugin.e2e.state import Node, Pod, pod_key
+from kplugin.e2e.state import KubeObject, Node, Pod, pod_key
 
 
 class StepAction(enum.StrEnum):
@@ -27,6 +28,9 @@ class StepAction(enum.StrEnum):
     UPDATE_NODE = "updateNode"
     CREATE_PODS = "createPods"
     DELETE_PODS = "deletePods"
+    CREATE_OBJECT = "createObject"
+    UPDATE_OBJECT = "updateObject"
+    DELETE_OBJECT = "deleteObject"
     WAIT = "wait"
 
 
@@ -49,6 +53,7 @@ class Step:
     new_node: Node | None = None
     pods: tuple[Pod, ...] = ()
     pod_keys: tuple[tuple[str, str], ...] = ()  # (namespace, name)
+    obj: KubeObject | None = None  # createObject, updateObject (what changes), deleteObject (which)
     seconds: float = 0.0
 
     def describe(self) -> str:
@@ -61,6 +66,8 @@ class Step:
                 return f"deletePods {', '.join(pod_key(ns, n) for ns, n in self.pod_keys)}"
             case StepAction.CREATE_NODE if self.new_node is not None:
                 return f"createNode {self.new_node.name}"
+            case StepAction.CREATE_OBJECT | StepAction.UPDATE_OBJECT | StepAction.DELETE_OBJECT if self.obj:
+                return f"{self.action} {object_key(self.obj)}"
             case _:
                 return f"{self.action} {self.node}"
 
@@ -126,7 +133,17 @@ def read_step(reader: Reader, raw: Any, where: str) -> Step:
             return Step(action, pods=tuple(pods))
         case StepAction.DELETE_PODS:
             return Step(action, pod_keys=_pod_keys(reader, value, at))
+        case StepAction.CREATE_OBJECT | StepAction.UPDATE_OBJECT:
+            return Step(action, obj=reader.kube_object(value, at))
+        case StepAction.DELETE_OBJECT:
+            given = reader.mapping(value, at, {"apiVersion", "kind", "metadata"})
+            return Step(action, obj=reader.kube_object(given, at))
     assert_never(action)
+
+
+def object_key(obj: KubeObject) -> str:
+    """How steps and messages name an object: Kind namespace/name."""
+    return f"{obj.info.kind} {obj.namespace + '/' if obj.namespace else ''}{obj.name}"
 
 
 def _pod_keys(reader: Reader, value: Any, at: str) -> tuple[tuple[str, str], ...]:
@@ -148,10 +165,12 @@ def check_steps(
     pods: set[str],
     classes: set[str],
     runtime_classes: set[str],
+    objects: set[str],
 ) -> None:
-    """Every step names nodes and pods that exist when it runs (``nodes`` and ``pods``:
-    those before the first step, changed as the steps go)."""
-    nodes, pods = set(nodes), set(pods)
+    """Every step names nodes, pods and objects that exist when it runs (``nodes``,
+    ``pods`` and ``objects`` (object_key): those before the first step, changed as the
+    steps go)."""
+    nodes, pods, objects = set(nodes), set(pods), set(objects)
     for i, step in enumerate(steps):
         where = f"steps[{i}].{step.action}"
         if step.new_node is not None:
@@ -177,3 +196,13 @@ def check_steps(
             if key not in pods:
                 raise reader.fail(where, f"{key!r} is not a pod of this scenario at this step")
             pods.discard(key)
+        if step.obj is not None:
+            key = object_key(step.obj)
+            if step.action is StepAction.CREATE_OBJECT:
+                if key in objects:
+                    raise reader.fail(where, f"{key} exists at this step (updateObject changes it)")
+                objects.add(key)
+            elif key not in objects:
+                raise reader.fail(where, f"{key} is not an object of this scenario at this step")
+            elif step.action is StepAction.DELETE_OBJECT:
+                objects.discard(key)

@@ -42,6 +42,7 @@ class Cluster(Protocol):
     client: Client
     identity: str
     qps: int
+    custom_kinds: set[kinds.KindInfo]  # cluster-scoped custom kinds a replay created objects of
 
     def namespace(self, name: str) -> str: ...
 
@@ -82,6 +83,7 @@ class Local:
         self.plane = ControlPlane(work, apiserver, progress)
         self.rbac = rbac
         self.identity = "admin"
+        self.custom_kinds: set[kinds.KindInfo] = set()
         self.token: str | None = None
         self.scheduler: Process | None = None
 
@@ -146,6 +148,7 @@ class Existing:
         self.qps = EXISTING_QPS
         self.scheduler: Process | None = None
         self.created_namespaces: list[str] = []
+        self.custom_kinds: set[kinds.KindInfo] = set()
         self._names: dict[str, str] = {}
         self._back: dict[str, str] = {}
 
@@ -180,7 +183,13 @@ class Existing:
                 )
             with contextlib.suppress(ApiError, OperationError):
                 self.client.delete(f"/api/v1/namespaces/{namespace}")
-        cluster_wide = [kinds.CORE["Node"], kinds.CORE["PriorityClass"], *(k for k in kinds.KINDS if not k.namespaced)]
+        cluster_wide = [
+            kinds.CORE["Node"],
+            kinds.CORE["PriorityClass"],
+            *(k for k in kinds.KINDS if not k.namespaced),
+            *sorted(self.custom_kinds, key=lambda k: (k.api_version, k.kind)),
+            kinds.CRD,  # last: deleting a CRD deletes its objects, the cluster's own CRDs are not labelled
+        ]
         for info in cluster_wide:
             with contextlib.suppress(ApiError, OperationError):
                 self.client.request("DELETE", f"{info.path()}?labelSelector={selector}")

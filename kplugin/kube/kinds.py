@@ -3,11 +3,18 @@ plugins read (PodDisruptionBudgets for preemption; volumes, storage classes and 
 nodes for the volume plugins; RuntimeClasses for pod overhead; the DRA objects), where
 the API serves each, from which minor it is served by default, and the order a replay
 creates them in. Namespaces and PriorityClasses are part of the scenario format itself.
+
+Any other kind is *custom*: a plugin's own API (a PodGroup, an ElasticQuota) or a
+built-in kind kplugin has no row for (a Deployment). Its plural and scope come from a
+CustomResourceDefinition the scenario or the project holds (``from_crd``), or else from
+the API server's discovery when a replay creates it (kplugin.kube.discovery).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -19,6 +26,13 @@ class KindInfo:
     since: int  # the first minor (1.<since>) that serves it by default
     rank: int  # creation order: what others refer to comes first
     status: tuple[str, ...] = ()  # status fields a replay sets (through /status), kept by snapshots
+    custom: bool = False  # not in kplugin's table: plural and scope from a CRD or discovery
+    status_subresource: bool = False  # a custom kind whose status is set through /status
+
+    @property
+    def resolved(self) -> bool:
+        """Plural and scope are known (a custom kind before discovery has no plural)."""
+        return bool(self.plural)
 
     def path(self, namespace: str | None = None) -> str:
         root = "/api/v1" if self.api_version == "v1" else f"/apis/{self.api_version}"
@@ -30,7 +44,9 @@ class KindInfo:
         return self.api_version.rpartition("/")[0]
 
 
-KINDS = (
+CRD = KindInfo("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", False, 16, 2)
+CUSTOM_RANK = 40  # after the CRDs (2) and the built-in kinds (10-33), before the pods (50)
+KINDS = (  # what the scheduler's own plugins read; a snapshot lists these
     KindInfo("node.k8s.io/v1", "RuntimeClass", "runtimeclasses", False, 20, 10),
     KindInfo("storage.k8s.io/v1", "StorageClass", "storageclasses", False, 6, 11),
     KindInfo("storage.k8s.io/v1", "CSIDriver", "csidrivers", False, 18, 12),
@@ -51,7 +67,7 @@ KINDS = (
         ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"),
     ),
 )
-BY_KIND = {k.kind: k for k in KINDS}
+BY_KIND = {k.kind: k for k in (*KINDS, CRD)}
 # what the scenario format has keys of its own for
 CORE = {
     "Node": KindInfo("v1", "Node", "nodes", False, 0, 5),
@@ -61,10 +77,52 @@ CORE = {
 }
 ALL = {**CORE, **BY_KIND}
 ACCEPTED = ", ".join(sorted(ALL))
+# a kind's name as the API's schema has it (CamelCase), and a version of an API group
+KIND_NAME = re.compile(r"[A-Z][A-Za-z0-9]{0,62}")
+VERSION_NAME = re.compile(r"v[1-9][0-9]*(?:(?:alpha|beta)[1-9][0-9]*)?")
+
+
+def custom(api_version: str, kind: str) -> KindInfo:
+    """A kind kplugin has no row for, before its plural and scope are known."""
+    return KindInfo(api_version, kind, "", False, 0, CUSTOM_RANK, custom=True)
+
+
+def from_crd(crd: dict[str, Any]) -> list[KindInfo]:
+    """The kinds a CustomResourceDefinition serves, one per served version (a CRD the
+    API server would refuse gives what can be read of it; the server says the rest)."""
+    spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
+    assert isinstance(spec, dict)
+    names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+    assert isinstance(names, dict)
+    group, kind, plural = spec.get("group"), names.get("kind"), names.get("plural")
+    if not (isinstance(group, str) and isinstance(kind, str) and isinstance(plural, str)):
+        return []
+    found = []
+    for version in spec.get("versions") or []:
+        if not isinstance(version, dict) or not isinstance(version.get("name"), str) or not version.get("served"):
+            continue
+        subresources = version.get("subresources") if isinstance(version.get("subresources"), dict) else {}
+        assert isinstance(subresources, dict)
+        found.append(
+            KindInfo(
+                f"{group}/{version['name']}",
+                kind,
+                plural,
+                spec.get("scope") == "Namespaced",
+                0,
+                CUSTOM_RANK,
+                custom=True,
+                status_subresource="status" in subresources,
+            )
+        )
+    return found
 
 
 def served_problem(info: KindInfo, api_version: str, minor: int) -> str | None:
-    """Why Kubernetes 1.<minor> does not serve ``api_version``/kind by default, or None."""
+    """Why Kubernetes 1.<minor> does not serve ``api_version``/kind by default, or None
+    (a custom kind: the API server's discovery says, when a replay creates it)."""
+    if info.custom:
+        return None
     if api_version != info.api_version:
         return (
             f"{api_version} {info.kind} is not what kplugin replays: write it as {info.api_version} "

@@ -254,18 +254,25 @@ POD = '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1", "namespace
 DEVICE_CLASS = json.dumps(
     {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {"selectors": []}}
 )
+CRD_FLOW = (
+    "- {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition,"
+    " metadata: {name: quotas.quota.example.com},"
+    " spec: {group: quota.example.com, scope: Namespaced, names: {kind: Quota, plural: quotas},"
+    " versions: [{name: v1alpha1, served: true, storage: true, subresources: {status: {}},"
+    " schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]}}\n"
+)
 BAD_INPUTS = {
     "list-unknown-kind": (
-        LIST_HEAD + NODE + ', {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}]}',
-        "items[1].kind: 'Deployment' is not a kind kplugin reads (it reads CSIDriver, ",
+        LIST_HEAD + NODE + ', {"apiVersion": "apps/v1", "kind": "deployment", "metadata": {"name": "web"}}]}',
+        "items[1].kind: 'deployment' is not a kind's name (e.g. PodGroup)",
     ),
     "list-item-without-kind": (
         LIST_HEAD + '{"apiVersion": "v1", "metadata": {"name": "x"}}]}',
-        "items[0]: has no kind (kplugin reads CSIDriver, ",
+        "items[0]: has no kind",
     ),
     "list-unknown-kind-yaml": (
-        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pood, metadata: {name: x}}\n",
-        "items[0].kind: 'Pood' is not a kind kplugin reads",
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod-Group, metadata: {name: x}}\n",
+        "items[0].kind: 'Pod-Group' is not a kind's name",
     ),
     "truncated-yaml": ("nodes:\n- name: a\n  labels: {zone: a\npods:\n- name: b\n", "is not valid YAML at line"),
     "truncated-json-list": (LIST_HEAD + NODE + ", " + NODE[:40], "is not valid JSON at line 1"),
@@ -334,8 +341,39 @@ BAD_INPUTS = {
         "nodes[0].taints[0].effect: 'NoWay' is not one of",
     ),
     "object-unknown-kind": (
-        "nodes: [{name: a}]\npods: [{name: p}]\nobjects:\n- {apiVersion: v1, kind: Secret, metadata: {name: s}}\n",
-        "objects[0].kind: 'Secret' is not a kind kplugin replays",
+        "nodes: [{name: a}]\npods: [{name: p}]\nobjects:\n- {apiVersion: v1, kind: Pod, metadata: {name: s}}\n",
+        "objects[0].kind: a Pod goes under pods, not objects",
+    ),
+    "object-custom-bad-version": (
+        "nodes: [{name: a}]\npods: [{name: p}]\nobjects:\n"
+        "- {apiVersion: example.com/version1, kind: Quota, metadata: {name: s}}\n",
+        "objects[0] (Quota).apiVersion: 'example.com/version1' is not an API group and version",
+    ),
+    "object-custom-version-not-served": (
+        "nodes: [{name: a}]\npods: [{name: p}]\nobjects:\n"
+        + CRD_FLOW
+        + "- {apiVersion: quota.example.com/v2, kind: Quota, metadata: {name: q, namespace: team-a}}\n",
+        "quota.example.com/v2 Quota is not served by the CustomResourceDefinitions of quota.example.com here "
+        "(they serve quota.example.com/v1alpha1 Quota)",
+    ),
+    "object-custom-cluster-scoped-with-namespace": (
+        "nodes: [{name: a}]\npods: [{name: p}]\nobjects:\n"
+        + CRD_FLOW.replace("Namespaced", "Cluster")
+        + "- {apiVersion: quota.example.com/v1alpha1, kind: Quota, metadata: {name: q, namespace: team-a}}\n",
+        "(Quota team-a/q).metadata.namespace: Quota is cluster-scoped (its CRD says so)",
+    ),
+    "step-update-object-missing": (
+        "nodes: [{name: a}]\npods: [{name: p}]\nobjects:\n"
+        + CRD_FLOW
+        + "steps:\n- updateObject: {apiVersion: quota.example.com/v1alpha1, kind: Quota, metadata: {name: q}}\n",
+        "steps[0].updateObject: Quota default/q is not an object of this scenario at this step",
+    ),
+    "step-create-object-twice": (
+        "nodes: [{name: a}]\npods: [{name: p}]\nobjects:\n"
+        + CRD_FLOW
+        + "- {apiVersion: quota.example.com/v1alpha1, kind: Quota, metadata: {name: q}}\n"
+        + "steps:\n- createObject: {apiVersion: quota.example.com/v1alpha1, kind: Quota, metadata: {name: q}}\n",
+        "steps[0].createObject: Quota default/q exists at this step (updateObject changes it)",
     ),
     "object-wrong-version": (
         "nodes: [{name: a}]\npods: [{name: p}]\nobjects:\n- {apiVersion: policy/v1beta1, kind: PodDisruptionBudget, "
