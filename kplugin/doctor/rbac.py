@@ -6,10 +6,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from kplugin.core import safefs, yamlio
 from kplugin.core.errors import UsageError
 from kplugin.doctor.context import Context, line_of
 from kplugin.doctor.rules import Problem
-from kplugin.model import manifests, rbacrules
+from kplugin.kube import kinds
+from kplugin.model import crds, manifests, rbacrules
 from kplugin.model.schedconfig import DEFAULT_LEASE
 
 
@@ -83,6 +85,7 @@ def check_rbac(ctx: Context) -> Iterator[Problem]:
             yield Problem("rbac-lease", path, None, f"no rule lets the scheduler update its lease {name!r}", name=name)
     yield from _project_rules(ctx, path, rules)
     yield from _chart_rules(ctx, rules)
+    yield from _crds(ctx)
 
 
 def _project_rules(ctx: Context, path: Path, rules: list[dict[str, Any]]) -> Iterator[Problem]:
@@ -137,3 +140,38 @@ def _rule_text(rule: Any) -> str:
         return repr(rule)[:80]
     groups = ",".join(str(g) or "core" for g in rule.get("apiGroups") or [])
     return f"{','.join(map(str, rule.get('verbs') or []))} {groups}/{','.join(map(str, rule.get('resources') or []))}"
+
+
+def _crds(ctx: Context) -> Iterator[Problem]:
+    """The project's CRDs (config/crd/) are readable, their kinds readable by the
+    scheduler (config/rbac/rules.yaml), and deploy/crds.yaml installs exactly them."""
+    root = ctx.project.root
+    try:
+        definitions = crds.load(root)
+        granted = [r.as_dict() for r in rbacrules.load(root)]
+    except UsageError as err:
+        yield Problem("rbac-crd-file", root / crds.CRD_DIR, None, str(err))
+        return
+    for definition in definitions:
+        for info in kinds.from_crd(definition.body)[:1]:  # one plural and group for all its versions
+            reads = rbacrules.PolicyRule((info.group,), (info.plural,), ("list", "watch"))
+            if rbacrules.missing((reads,), granted):
+                yield Problem(
+                    "rbac-crd-unread",
+                    root / definition.file,
+                    None,
+                    f"{info.plural}.{info.group} ({info.kind}): {rbacrules.RULES_FILE} grants no list and watch on it",
+                    group=info.group,
+                    plural=info.plural,
+                )
+    expected = yamlio.dump_all(d.body for d in definitions).encode() if definitions else None
+    deployed = safefs.read_project_file(root, "deploy/crds.yaml")
+    if deployed != expected:
+        what = (
+            "deploy/crds.yaml is missing"
+            if deployed is None
+            else "deploy/crds.yaml installs CRDs config/crd/ does not hold"
+            if expected is None
+            else "deploy/crds.yaml differs from config/crd/"
+        )
+        yield Problem("rbac-crd-stale", root / "deploy/crds.yaml", None, what)

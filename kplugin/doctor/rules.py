@@ -104,6 +104,17 @@ RULES: tuple[Rule, ...] = (
     Rule("rbac-chart-differs", "rbac", WARNING,
          "a Helm install grants other rules than deploy/rbac.yaml, which kplugin e2e runs the scheduler with",
          "kplugin refresh; rules of your own go in config/rbac/rules.yaml"),
+    Rule("rbac-crd-file", "rbac", ERROR,
+         "kplugin cannot install the project's kinds with deploy/ and the chart, nor create them in kplugin e2e",
+         "fix the file the message names in config/crd/ (only CustomResourceDefinitions, as regular files)"),
+    Rule("rbac-crd-unread", "rbac", WARNING,
+         "a plugin that reads the kind (and the scheduler, for the events a plugin registers on it) cannot list "
+         "or watch it: the scheduler never becomes ready",
+         "add {{apiGroups: [{group}], resources: [{plural}], verbs: [get, list, watch]}} to config/rbac/rules.yaml, "
+         "then kplugin refresh"),
+    Rule("rbac-crd-stale", "rbac", WARNING,
+         "deploy/ and the chart install other CustomResourceDefinitions than the project's config/crd/ holds",
+         "kplugin refresh (it writes config/crd/ into deploy/crds.yaml and the chart's crds/)"),
     # 6. the binary
     Rule("binary-unreadable", "binary", ERROR, "it cannot run in the image", "rebuild: kplugin build"),
     Rule("binary-dynamic", "binary", ERROR,

@@ -264,6 +264,10 @@ def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, A
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
     for name, text in chart.chart_files(spec, config, _rules(spec)).items():
         plan.add(f"charts/{spec.name}/{name}", text)
+    if spec.crds:  # the project's own kinds (config/crd/): installed before the scheduler reads them
+        definitions = yamlio.dump_all(d.body for d in spec.crds)
+        plan.add("deploy/crds.yaml", definitions)
+        plan.add(f"charts/{spec.name}/crds/crds.yaml", definitions)  # helm installs crds/ first, never templated
     generated = {
         str(path): digest.sha256_hex(content) for path, content in plan.files.items() if is_managed(path, spec.template)
     }

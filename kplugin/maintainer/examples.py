@@ -37,6 +37,13 @@ EXAMPLES: dict[str, dict[str, str | bool]] = {
         "extension_points": "score",
         "own_code": True,
     },
+    "team-quota": {  # a plugin with an API of its own: config/crd/, config/rbac/rules.yaml
+        "k8s": "1.28.3",
+        "module": "example.com/team-quota",
+        "plugin": "TeamQuota",
+        "extension_points": "prefilter,enqueueextensions",
+        "own_code": True,
+    },
 }
 
 

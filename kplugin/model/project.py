@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import rbacrules
+from kplugin.model import crds, rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
@@ -81,6 +81,7 @@ class Project(NamedTuple):
             image=retag_image(self.image, self.version, target.version),
             template=self.template,
             rules=rbacrules.load(self.root),
+            crds=tuple(crds.load(self.root)),
         )
 
 

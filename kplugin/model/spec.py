@@ -9,6 +9,7 @@ from pathlib import Path
 from kplugin.core import names
 from kplugin.core.errors import Setting, UsageError
 from kplugin.model import points
+from kplugin.model.crds import Definition
 from kplugin.model.goapi import API_MODES, LAYER, ApiMode
 from kplugin.model.points import ExtensionPoint as ExtensionPoint
 from kplugin.model.rbacrules import PolicyRule
@@ -273,6 +274,8 @@ class ProjectSpec:
     template: Path | None = None
     # the project's own ClusterRole rules (config/rbac/rules.yaml), kube-scheduler's excluded
     rules: tuple[PolicyRule, ...] = ()
+    # the project's CustomResourceDefinitions (config/crd/), which deploy/ and the chart install
+    crds: tuple[Definition, ...] = ()
 
     @property
     def image_ref(self) -> str:

@@ -269,6 +269,19 @@ def test_deploy_and_the_chart_pass_a_server_side_dry_run(tool: Tool, tmp_path: P
                 assert (created["kind"], created["metadata"]["name"]) == (document["kind"], name)
                 with pytest.raises(OperationError, match=": 404 "):
                     api.get(f"{path}/{name}")
+        # a project's own kinds: deploy/crds.yaml and the chart's crds/ (examples/team-quota)
+        example = REPO / "examples" / "team-quota"
+        included = run([str(tool("helm")), "template", "rel", str(example / "charts/team-quota"), "--include-crds"])
+        assert included.returncode == 0, included.stderr
+        chart_crds = [d for d in yaml.load_all(included.stdout) if d and d["kind"] == "CustomResourceDefinition"]
+        deploy_crds = list(yaml.load_all((example / "deploy/crds.yaml").read_text()))
+        assert chart_crds == deploy_crds and len(deploy_crds) == 1
+        for document in deploy_crds:
+            path = resources.path(document, None)
+            created = api.create(f"{path}?{DRY_RUN}", document)
+            assert created["metadata"]["name"] == "quotas.quota.example.com"
+            with pytest.raises(OperationError, match=": 404 "):
+                api.get(f"{path}/quotas.quota.example.com")
         # and it would say so: a field the API does not have is refused
         deployment = next(d for d in deploy if d["kind"] == "Deployment")
         deployment["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"

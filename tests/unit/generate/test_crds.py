@@ -1,0 +1,98 @@
+"""The project's CustomResourceDefinitions (config/crd/, issue 21): `kplugin refresh`
+writes them into deploy/crds.yaml and the chart's crds/ (and removes both when none are
+left), doctor finds a kind the rules do not let the scheduler read and a deploy/ that
+installs other CRDs, and a bad file is refused by name before anything is written. The
+same objects pass a server-side dry run: tests/integration/test_integration_tools.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+from support import Kplugin, tree
+
+from kplugin.model import rbacrules
+
+SHAPES = [("gpu-aware", "1.28.3", "filter,score", "layer"), ("order", "1.37", "queuesort", "native")]
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: podgroups.scheduling.x-k8s.io}
+spec:
+  group: scheduling.x-k8s.io
+  scope: Namespaced
+  names: {kind: PodGroup, plural: podgroups}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+"""
+PODGROUPS = "- apiGroups: [scheduling.x-k8s.io]\n  resources: [podgroups]\n  verbs: [get, list, watch]\n"
+
+
+@pytest.fixture(params=SHAPES, ids=[s[0] for s in SHAPES])
+def project(kplugin: Kplugin, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    name, version, points, api = request.param
+    run = kplugin("new", name, "--k8s", version, "--extension-points", points, "--api", api, "--no-tidy",
+                  "-o", str(tmp_path))  # fmt: skip
+    assert run.code == 0, run.stderr
+    return tmp_path / name
+
+
+def findings(kplugin: Kplugin, project: Path) -> dict[str, str]:
+    run = kplugin("doctor", str(project), "--json")
+    return {f["rule"]: f["what"] for f in json.loads(run.stdout)["findings"]}
+
+
+def test_refresh_ships_the_crds_with_deploy_and_the_chart(kplugin: Kplugin, project: Path) -> None:
+    assert not (project / "deploy/crds.yaml").exists(), "no CRDs, no file"
+    assert not {"rbac-crd-unread", "rbac-crd-stale", "rbac-crd-file"} & set(findings(kplugin, project))
+    (project / "config/crd").mkdir()
+    (project / "config/crd/podgroups.yaml").write_text(CRD)
+    found = findings(kplugin, project)
+    assert found["rbac-crd-unread"] == (
+        "podgroups.scheduling.x-k8s.io (PodGroup): config/rbac/rules.yaml grants no list and watch on it"
+    )
+    assert found["rbac-crd-stale"] == "deploy/crds.yaml is missing"
+    rules = project / rbacrules.RULES_FILE
+    rules.write_text(rules.read_text().replace("[]\n", PODGROUPS))
+    run = kplugin("refresh", str(project), "--json")
+    assert run.code == 0, run.stderr
+    chart_crds = f"charts/{project.name}/crds/crds.yaml"
+    assert set(json.loads(run.stdout)["changed"]) >= {"deploy/crds.yaml", chart_crds, "deploy/rbac.yaml"}
+    (deployed,) = YAML(typ="safe").load_all((project / "deploy/crds.yaml").read_text())
+    assert deployed == YAML(typ="safe").load(CRD)
+    assert (project / chart_crds).read_bytes() == (project / "deploy/crds.yaml").read_bytes()
+    assert not {"rbac-crd-unread", "rbac-crd-stale"} & set(findings(kplugin, project))
+    meta = YAML(typ="safe").load((project / "kplugin.yaml").read_text())
+    assert "deploy/crds.yaml" in meta["generated"] and "config/crd/podgroups.yaml" not in meta["generated"]
+    again = kplugin("refresh", str(project))
+    assert again.code == 0 and "0 file(s) changed" in again.stderr, again.stderr
+
+    (project / "config/crd/podgroups.yaml").unlink()
+    assert findings(kplugin, project)["rbac-crd-stale"] == "deploy/crds.yaml installs CRDs config/crd/ does not hold"
+    run = kplugin("refresh", str(project))
+    assert run.code == 0, run.stderr
+    assert not (project / "deploy/crds.yaml").exists() and not (project / chart_crds).exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "document 1 is not an apiextensions.k8s.io/v1"),
+        ("a: [\n", "is not valid YAML"),
+    ],
+)
+def test_a_bad_crd_file_is_refused_by_name(kplugin: Kplugin, project: Path, content: str, needle: str) -> None:
+    (project / "config/crd").mkdir()
+    (project / "config/crd/bad.yaml").write_text(content)
+    assert needle in findings(kplugin, project)["rbac-crd-file"]
+    before = tree(project)
+    run = kplugin("refresh", str(project))
+    assert run.code == 2, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert "config/crd/bad.yaml" in line and needle in line, line
+    assert tree(project) == before, "nothing written"
