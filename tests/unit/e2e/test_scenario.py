@@ -516,7 +516,10 @@ def test_the_readmes_scenario_is_one(tmp_path: Path) -> None:
     readme = (REPO / "README.md").read_text()
     start = readme.index("namespaces: [{name: ml, labels: {team: ml}}]")
     loaded = load(tmp_path, readme[start : readme.index("```", start)])
-    assert len(loaded.steps) == 7 and loaded.expect["ml/train-1"] == ("deleted",)
+    assert len(loaded.steps) == 8 and loaded.expect["ml/train-1"] == ("deleted",)
+    (quota,) = [o for o in loaded.objects if o.info.kind == "Quota"]
+    assert quota.info.custom and (quota.namespace, quota.body["spec"]) == ("ml", {"hard": {"cpu": "4"}})
+    assert [s.describe() for s in loaded.steps if s.obj is not None] == ["updateObject Quota ml/cpu"]
 
 
 @pytest.mark.parametrize(
