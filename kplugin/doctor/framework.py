@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from kplugin.core.errors import Setting
+from kplugin.core.errors import Setting, UsageError
 from kplugin.doctor.context import Context
 from kplugin.doctor.rules import Problem
 from kplugin.generate import gosource
-from kplugin.model import goapi, points
+from kplugin.model import goapi, points, rbacrules
 from kplugin.model.spec import PluginSpec
 from kplugin.model.versions import supported_releases
 
@@ -128,6 +128,55 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
                         )  # fmt: skip
     if ctx.project.api == goapi.LAYER:
         yield from _framework_imported(ctx)
+    yield from _informers_unread(ctx)
+
+
+# the custom resources a plugin's code names: fw.CustomResource("plural", "version",
+# "group"), an EventResource or GVK of "plural.version.group", a GroupVersionResource literal
+_CUSTOM_RESOURCE = re.compile(
+    r'\bCustomResource\(\s*"(?P<plural>[^"]+)"\s*,\s*"(?P<version>[^"]+)"\s*,\s*"(?P<group>[^"]+)"\s*\)'
+)
+_EVENT_RESOURCE = re.compile(
+    r'\b(?:EventResource|GVK)\(\s*"(?P<plural>[a-z0-9-]+)\.(?P<version>v[0-9a-z]+)\.(?P<group>[a-z0-9.-]+)"\s*\)'
+)
+_GVR = re.compile(r"\bGroupVersionResource\{(?P<fields>[^}]*)\}")
+_GVR_FIELD = re.compile(r'\b(?P<key>Group|Version|Resource)\s*:\s*"(?P<value>[^"]*)"')
+
+
+def custom_resources(text: str) -> list[tuple[int, str, str]]:
+    """(line, group, plural) of each custom resource the Go source names (comments left out)."""
+    code = _COMMENT.sub(lambda m: m[0] if m["literal"] else re.sub(r"[^\n]", " ", m[0]), text)
+    found = [(_line(code, m.start()), m["group"], m["plural"]) for m in _CUSTOM_RESOURCE.finditer(code)]
+    found += [(_line(code, m.start()), m["group"], m["plural"]) for m in _EVENT_RESOURCE.finditer(code)]
+    for match in _GVR.finditer(code):
+        fields = {f["key"]: f["value"] for f in _GVR_FIELD.finditer(match["fields"])}
+        if fields.get("Group") and fields.get("Resource"):  # the core group's kinds are kube-scheduler's own
+            found.append((_line(code, match.start()), fields["Group"], fields["Resource"]))
+    return sorted(set(found))
+
+
+def _informers_unread(ctx: Context) -> Iterator[Problem]:
+    """A custom resource the plugins' code reads or registers events on is one
+    config/rbac/rules.yaml lets the scheduler list and watch (a bad rules file is
+    rbac-rules-file's finding)."""
+    try:
+        granted = [r.as_dict() for r in rbacrules.load(ctx.project.root)]
+    except UsageError:
+        return
+    for plugin in ctx.project.plugins:
+        for path, text in _plugin_sources(ctx, plugin):
+            for line, group, plural in custom_resources(text):
+                reads = rbacrules.PolicyRule((group,), (plural,), ("list", "watch"))
+                if rbacrules.missing((reads,), granted):
+                    yield Problem(
+                        "rbac-informer-unread",
+                        path,
+                        line,
+                        f"{plugin.name} reads {plural}.{group}, and {rbacrules.RULES_FILE} grants no list and "
+                        "watch on it",
+                        group=group,
+                        plural=plural,
+                    )
 
 
 def go_imports(text: str) -> Iterator[tuple[int, str | None, str]]:

@@ -112,6 +112,11 @@ RULES: tuple[Rule, ...] = (
          "or watch it: the scheduler never becomes ready",
          "add {{apiGroups: [{group}], resources: [{plural}], verbs: [get, list, watch]}} to config/rbac/rules.yaml, "
          "then kplugin refresh"),
+    Rule("rbac-informer-unread", "rbac", ERROR,
+         "the plugin's informer (or the scheduler's, for the events it registers) cannot list or watch the "
+         "resource: the scheduler never becomes ready",
+         "add {{apiGroups: [{group}], resources: [{plural}], verbs: [get, list, watch]}} to config/rbac/rules.yaml, "
+         "then kplugin refresh"),
     Rule("rbac-crd-stale", "rbac", WARNING,
          "deploy/ and the chart install other CustomResourceDefinitions than the project's config/crd/ holds",
          "kplugin refresh (it writes config/crd/ into deploy/crds.yaml and the chart's crds/)"),

@@ -96,3 +96,46 @@ def test_a_bad_crd_file_is_refused_by_name(kplugin: Kplugin, project: Path, cont
     (line,) = run.stderr.strip().splitlines()
     assert "config/crd/bad.yaml" in line and needle in line, line
     assert tree(project) == before, "nothing written"
+
+
+def test_doctor_finds_a_resource_the_code_reads_without_a_rule(kplugin: Kplugin, project: Path) -> None:
+    """The plugins' own Go code names a custom resource (fw.CustomResource, an
+    EventResource of "plural.version.group", a GroupVersionResource literal): the rules
+    file must let the scheduler list and watch it."""
+    plugin = next((project / "pkg").glob("*/plugin.go"))
+    line_count = plugin.read_text().count("\n")
+    plugin.write_text(
+        plugin.read_text()
+        + '\nvar podGroups = schema.GroupVersionResource{Group: "scheduling.x-k8s.io", Version: "v1alpha1",'
+        + ' Resource: "podgroups"}\n'
+        + '// CustomResource("commented", "v1", "example.com") is not code\n'
+    )
+    run = kplugin("doctor", str(project), "--json")
+    (found,) = [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "rbac-informer-unread"]
+    assert found["line"] == line_count + 2 and found["file"].endswith("plugin.go"), found
+    assert "reads podgroups.scheduling.x-k8s.io" in found["what"] and "[scheduling.x-k8s.io]" in found["fix"]
+    assert run.code == 1, "an error: the scheduler would never become ready"
+    rules = project / rbacrules.RULES_FILE
+    rules.write_text(rules.read_text().replace("[]\n", PODGROUPS))
+    assert "rbac-informer-unread" not in findings(kplugin, project)
+
+
+def test_the_custom_resources_go_code_names() -> None:
+    from kplugin.doctor.framework import custom_resources
+
+    text = (
+        "package p\n"
+        '// fw.CustomResource("commented", "v1", "example.com")\n'
+        'var a = fw.CustomResource("quotas", "v1alpha1", "quota.example.com")\n'
+        'var b = fwk.EventResource("podgroups.v1alpha1.scheduling.x-k8s.io")\n'
+        'var c = framework.GVK("elasticquotas.v1alpha1.scheduling.x-k8s.io")\n'
+        'var d = schema.GroupVersionResource{Resource: "racks", Group: "topology.example.com", Version: "v1"}\n'
+        'var e = schema.GroupVersionResource{Version: "v1", Resource: "pods"}\n'
+        'var f = fwk.EventResource("Node")\n'
+    )
+    assert custom_resources(text) == [
+        (3, "quota.example.com", "quotas"),
+        (4, "scheduling.x-k8s.io", "podgroups"),
+        (5, "scheduling.x-k8s.io", "elasticquotas"),
+        (6, "topology.example.com", "racks"),
+    ]
