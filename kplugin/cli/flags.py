@@ -41,6 +41,7 @@ FLAGS: dict[Setting, str] = {
     Setting.RESCHEDULE: "--reschedule",
     Setting.ANONYMIZE: "--anonymize",
     Setting.SALT: "--salt",
+    Setting.PROJECT: "--project",
 }
 
 

@@ -2,12 +2,15 @@
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kplugin.cli import app
 from kplugin.cli.options import Force, Output
+
+if TYPE_CHECKING:
+    from kplugin.kube.kinds import KindInfo
 
 EPILOG = """Examples:
 
@@ -18,6 +21,8 @@ EPILOG = """Examples:
   kplugin snapshot --anonymize --keep-label example.com/gpu -o shareable.json
 
   kplugin snapshot --anonymize --anonymize-drivers -o bug-report.json   # driver names hashed too
+
+  kplugin snapshot --project ./team-quota -o quotas.json   # the project's own kinds (config/crd/) too
 
   kplugin e2e gpu-aware --scenario cluster.json --compare default   # what would the plugin change?
 """
@@ -47,6 +52,13 @@ Salt = Annotated[
     str | None,
     typer.Option("--salt", help="Key of --anonymize's hash. Default: the cluster's kube-system namespace uid."),
 ]
+ProjectKinds = Annotated[
+    Path | None,
+    typer.Option(
+        "--project",
+        help="Also this kplugin project's own kinds (its config/crd/): the CRDs and every object of their kinds.",
+    ),
+]
 KeepLabels = Annotated[
     list[str] | None,
     typer.Option("--keep-label", help="With --anonymize: keep this label key's values (repeatable)."),
@@ -64,6 +76,7 @@ def snapshot(
     salt: Salt = None,
     keep_label: KeepLabels = None,
     anonymize_drivers: AnonymizeDrivers = False,
+    project: ProjectKinds = None,
 ) -> None:
     """Export a real cluster's scheduling state (nodes, pods, classes, volumes, DRA) as an e2e scenario."""
     import sys
@@ -76,6 +89,7 @@ def snapshot(
     from kplugin.kube import kubeconfig as kubeconfigs
 
     _check_options(namespace, anonymize, salt, keep_label, anonymize_drivers)
+    custom = _project_kinds(project, anonymize) if project is not None else ()
     destination = safefs.output_target(output, "--output", force=force) if output is not None else None
     config = kubeconfigs.load(kubeconfig or _default_kubeconfig(), context)
     client = apiclient.Client(kubeconfigs.endpoint(config), timeout=60)
@@ -85,6 +99,7 @@ def snapshot(
         salt=salt,
         keep_labels=tuple(keep_label or ()),
         anonymize_drivers=anonymize_drivers,
+        custom=custom,
     )
     chunks: list[bytes] = []
     with Reporter(f"snapshot of {config.server} (context {config.context})…") as reporter:
@@ -135,6 +150,25 @@ def _check_options(
         raise UsageError("--anonymize-drivers goes with --anonymize; add --anonymize")
     if salt is not None and not salt:
         raise UsageError("--salt '' is empty; give a secret, or leave it out for the cluster's own")
+
+
+def _project_kinds(path: Path, anonymize: bool) -> "tuple[tuple[str, KindInfo], ...]":
+    """The kinds of the project's config/crd/ (each CRD's first served version)."""
+    from kplugin.core.errors import UsageError
+    from kplugin.kube import kinds
+    from kplugin.model import crds
+    from kplugin.model.project import load
+
+    if anonymize:
+        raise UsageError(
+            "--anonymize cannot anonymize a project's own kinds (kplugin does not know which of their fields name "
+            "the cluster): leave out --project, or share the snapshot as it is"
+        )
+    root = load(path).root
+    found = tuple((d.name, served[0]) for d in crds.load(root) if (served := kinds.from_crd(d.body)))
+    if not found:
+        raise UsageError(f"--project {path}: {root / crds.CRD_DIR} holds no CustomResourceDefinition")
+    return found
 
 
 def _default_kubeconfig() -> Path:

@@ -49,6 +49,7 @@ class Setting(StrEnum):
     RESCHEDULE = "{reschedule}"
     ANONYMIZE = "{anonymize}"
     SALT = "{salt}"
+    PROJECT = "{project}"
 
     @property
     def words(self) -> str:
@@ -88,6 +89,7 @@ _WORDS = {
     Setting.RESCHEDULE: "reschedule selector",
     Setting.ANONYMIZE: "anonymize",
     Setting.SALT: "salt",
+    Setting.PROJECT: "project",
 }
 
 

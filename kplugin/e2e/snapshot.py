@@ -15,6 +15,10 @@ every reference still matches (see that module). The key is ``salt``, by default
 of the cluster's kube-system namespace: the same cluster gives the same names, which
 nobody without access to the cluster can reverse by guessing. The header records the
 kinds the snapshot could not read (``unread``), so a replay can say what it lacks.
+
+``custom`` adds a project's own kinds (its config/crd/): each CRD as the cluster has it,
+and every object of its kind, kept whole (kplugin.e2e.entries). They cannot be
+anonymized: kplugin does not know which of their fields name the cluster.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ class Request:
     salt: str | None = None
     keep_labels: tuple[str, ...] = ()
     anonymize_drivers: bool = False  # hash driver, provisioner and extended resource names too
+    # a project's own kinds (from its config/crd/): (CRD name, the kind at its first served version)
+    custom: tuple[tuple[str, kinds.KindInfo], ...] = ()
 
 
 @dataclass
@@ -124,13 +130,32 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
             entry = anonymizer.entry(section, entry)
         meta = entry.get("metadata") if section == "objects" else entry
         assert isinstance(meta, dict)
-        rank = kinds.BY_KIND[str(entry["kind"])].rank if section == "objects" else 0
+        rank = 0
+        if section == "objects":
+            known = kinds.BY_KIND.get(str(entry["kind"]))
+            rank = known.rank if known is not None else kinds.CUSTOM_RANK
         key = (rank, str(meta.get("namespace") or ""), str(meta.get("name")))
         lines[section].append((key, _line(entry)))
         if section == "pods" and entry.get("nodeName"):
             bound_nodes.append((f"{entry.get('namespace')}/{entry.get('name')}", str(entry["nodeName"])))
 
+    if request.custom and anonymizer is not None:
+        raise OperationError(f"{Setting.ANONYMIZE} cannot anonymize a project's own kinds: leave out {Setting.PROJECT}")
+    for name, _ in request.custom:  # the CRDs as the cluster serves them
+        try:
+            add(
+                {
+                    "kind": kinds.CRD.kind,
+                    "apiVersion": kinds.CRD.api_version,
+                    **client.get(f"{kinds.CRD.path()}/{name}"),
+                }
+            )
+        except ApiError as err:
+            if err.status not in (403, 404):
+                raise
+            result.unread[name] = "forbidden" if err.status == 403 else "not served"
     listed = [kinds.CORE["Namespace"], kinds.CORE["PriorityClass"], kinds.CORE["Node"], kinds.CORE["Pod"], *kinds.KINDS]
+    listed += [info for name, info in request.custom if name not in result.unread]
     for info in listed:
         what = info.plural
         if info.api_version not in served:

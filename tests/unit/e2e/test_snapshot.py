@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Kplugin
+from ruamel.yaml import YAML
+from support import REPO, Kplugin
 from support.fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
@@ -109,8 +110,25 @@ LISTS = {
     "/api/v1/namespaces": NAMESPACES,
     "/apis/scheduling.k8s.io/v1/priorityclasses": PRIORITY_CLASSES,
     "/apis/policy/v1/poddisruptionbudgets": PDBS,
+    "/apis/quota.example.com/v1alpha1/quotas": [
+        {
+            "apiVersion": "quota.example.com/v1alpha1",
+            "kind": "Quota",
+            "metadata": {"name": "cpu", "namespace": "shop", "uid": "u-9", "resourceVersion": "12"},
+            "spec": {"hard": {"cpu": "4"}},
+        }
+    ],
 }
-SERVED = ["policy/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1", "resource.k8s.io/v1beta1"]
+TEAM_QUOTA = REPO / "examples" / "team-quota"
+QUOTA_CRD = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/quotas.quota.example.com"
+SERVED = [
+    "policy/v1",
+    "scheduling.k8s.io/v1",
+    "storage.k8s.io/v1",
+    "node.k8s.io/v1",
+    "resource.k8s.io/v1beta1",
+    "quota.example.com/v1alpha1",
+]
 
 
 class Fake:
@@ -134,6 +152,10 @@ def api(tmp_path: Path) -> Iterator[tuple[Fake, Path]]:
             if url.path == "/apis":
                 groups = [{"versions": [{"groupVersion": v}]} for v in SERVED]
                 return self.answer(200, {"groups": groups})
+            if url.path == QUOTA_CRD:
+                crd = YAML(typ="safe").load((TEAM_QUOTA / "config/crd/quotas.yaml").read_text())
+                crd["metadata"].update({"uid": "u-1", "managedFields": [{}]})
+                return self.answer(200, {**crd, "status": {"conditions": [{"type": "Established"}]}})
             if url.path == "/api/v1/namespaces/kube-system":
                 return self.answer(200, {"metadata": {"name": "kube-system", "uid": "cluster-key-123"}})
             if url.path == "/apis/storage.k8s.io/v1/csinodes":
@@ -463,3 +485,36 @@ def test_a_snapshot_to_a_full_stdout_is_one_error(api: tuple[Fake, Path]) -> Non
     with open("/dev/full", "w") as full:
         result = hostile.cli("snapshot", "--kubeconfig", str(config), stdout=full)
     hostile.refused(result, 1, "writing to stdout: No space left on device", progress=("snapshot of ", "  "))
+
+
+def test_a_projects_own_kinds_join_the_snapshot(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:
+    """--project adds the CRDs of the project's config/crd/ as the cluster has them and
+    every object of their kinds, kept whole; e2e reads the snapshot back. --anonymize
+    cannot promise anything about fields kplugin does not know: refused."""
+    _, config = api
+    out = tmp_path / "snap.json"
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--project", str(TEAM_QUOTA), "-o", str(out))
+    assert run.code == 0, run.stderr
+    document = json.loads(out.read_text())
+    crd, pdb, quota = document["objects"]
+    assert pdb["kind"] == "PodDisruptionBudget", "CRDs first, the built-in kinds, then the custom ones"
+    assert (crd["kind"], crd["metadata"], "status" in crd) == (
+        "CustomResourceDefinition",
+        {"name": "quotas.quota.example.com"},
+        False,
+    )
+    assert quota == {
+        "apiVersion": "quota.example.com/v1alpha1",
+        "kind": "Quota",
+        "metadata": {"name": "cpu", "namespace": "shop"},
+        "spec": {"hard": {"cpu": "4"}},
+    }
+    loaded = scenario.load_scenario(out)
+    (read,) = [o for o in loaded.objects if o.info.kind == "Quota"]
+    assert (read.info.plural, read.namespace) == ("quotas", "shop"), "its plural from the snapshot's CRD"
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--project", str(TEAM_QUOTA), "--anonymize")
+    assert run.code == 2 and "--anonymize cannot anonymize a project's own kinds" in run.stderr, run.stderr
+    gpu = tmp_path / "gpu"
+    assert kplugin("new", "gpu", "--no-tidy", "-o", str(tmp_path)).code == 0
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--project", str(gpu))
+    assert run.code == 2 and run.stderr.strip().endswith("holds no CustomResourceDefinition"), run.stderr
