@@ -98,12 +98,25 @@ _PREEMPTED = re.compile(
     r'"Preemptor Pod preempted victim Pod" preemptor="(?P<preemptor>[^"]+)" victim="(?P<victim>[^"]+)" '
     r'node="(?P<node>[^"]+)"'
 )
-_UNSERVED = re.compile(r'failed to list (?P<type>[^\s:"\\]+): the server could not find the requested resource')
+# "failed to list *v1alpha1.PodGroup: ..." (a typed informer), "failed to list
+# quota.example.com/v1alpha1, Resource=quotas: ..." (a dynamic one: the scheduler's for
+# the custom resources plugins register events on, or a plugin's own)
+_UNSERVED = re.compile(
+    r'failed to list (?P<type>[^:"\\]+?): the server could not find the requested resource'
+)
+_DYNAMIC = re.compile(r"(?P<gv>\S+), Resource=(?P<resource>\S+)")
 # what the API server says when RBAC denies a request, as client-go logs it
 _FORBIDDEN = re.compile(
     r'User \\?"(?P<user>[^"\\]+)\\?" cannot (?P<verb>[a-z]+) resource \\?"(?P<resource>[^"\\]+)\\?"'
     r'(?: in API group \\?"(?P<group>[^"\\]*)\\?")?'
 )
+
+
+def _shown_type(described: str) -> str:
+    """A reflector's type as a user reads it: "quotas (quota.example.com/v1alpha1)" for a
+    dynamic informer's "quota.example.com/v1alpha1, Resource=quotas"."""
+    dynamic = _DYNAMIC.fullmatch(described.strip())
+    return f"{dynamic['resource']} ({dynamic['gv']})" if dynamic else described.strip()
 
 
 def pod_key(reference: str) -> str:
@@ -159,7 +172,7 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
                 if victim is not None:
                     facts.preempted[victim] = Preemption(preemptor or match["preemptor"], match["node"])
         elif "could not find the requested resource" in line:
-            unserved.update(found["type"] for found in _UNSERVED.finditer(line))
+            unserved.update(_shown_type(found["type"]) for found in _UNSERVED.finditer(line))
         elif "cannot" in line and "resource" in line:
             for found in _FORBIDDEN.finditer(line):
                 group = found["group"] or ""

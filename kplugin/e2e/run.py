@@ -309,8 +309,8 @@ def check_ready(denied: list[str], unserved: list[str], identity: str) -> None:
     if unserved:
         raise OperationError(
             f"the scheduler never became ready: the API server does not serve {', '.join(unserved)}, which its "
-            'informers list ("the server could not find the requested resource"): the kind\'s '
-            "CustomResourceDefinition must be created in the cluster before the scheduler starts"
+            'informers list ("the server could not find the requested resource"): add the kind\'s '
+            "CustomResourceDefinition to config/crd/ (e2e creates it before the scheduler starts)"
         )
 
 

@@ -59,7 +59,9 @@ def ensure(tool: GoTool, say: Callable[[str], None]) -> Path:
     started = time.monotonic()
     proc.run(
         ["go", "install", tool.install_ref],
-        env={"GOBIN": str(binary.parent)},
+        # static and -trimpath, as the test suite builds: its own go install of a tool
+        # (make lint's) then finds every package in Go's build cache
+        env={"GOBIN": str(binary.parent), "CGO_ENABLED": "0", "GOFLAGS": "-trimpath"},
         what=f"go install {tool.install_ref}",
         timeout=INSTALL_TIMEOUT,
     )

@@ -101,7 +101,8 @@ def test_the_scheduler_not_ready_stops_e2e_with_its_own_line(kplugin: Kplugin, t
     assert run.code == 1, run.stdout
     line = run.stderr.strip().splitlines()[-1]
     assert "could not find the requested resource" in line or "not served" in line, line
-    assert "quota" in line.lower() and "PreEnqueue" not in run.stdout + run.stderr
+    assert "quotas (quota.example.com/v1alpha1)" in line and "config/crd/" in line, line
+    assert "PreEnqueue" not in run.stdout + run.stderr
 
     # a scenario's Quota without its CRD stops the replay before anything is created
     run = kplugin("e2e", str(project), "--scenario", str(scenario), "--timeout", "60")
