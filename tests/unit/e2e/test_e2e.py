@@ -247,8 +247,8 @@ list *v1alpha1.PodGroup: the server could not find the requested resource
 E1205 reflector.go:205] "Failed to watch" err="failed to list *v1beta1.ElasticQuota: the server could not find the \
 requested resource" logger="UnhandledError" reflector="pkg/generated/informers/factory.go:160" \
 type="*v1beta1.ElasticQuota"
-W1205 reflector.go:535] k8s.io/client-go@v0.28.3/tools/cache/reflector.go:229: failed to list quota.example.com/v1alpha1, \
-Resource=quotas: the server could not find the requested resource
+W1205 reflector.go:535] k8s.io/client-go@v0.28.3/tools/cache/reflector.go:229: failed to list \
+quota.example.com/v1alpha1, Resource=quotas: the server could not find the requested resource
 """.replace("\\\n", "")
 
 
