@@ -101,9 +101,7 @@ _PREEMPTED = re.compile(
 # "failed to list *v1alpha1.PodGroup: ..." (a typed informer), "failed to list
 # quota.example.com/v1alpha1, Resource=quotas: ..." (a dynamic one: the scheduler's for
 # the custom resources plugins register events on, or a plugin's own)
-_UNSERVED = re.compile(
-    r'failed to list (?P<type>[^:"\\]+?): the server could not find the requested resource'
-)
+_UNSERVED = re.compile(r'failed to list (?P<type>[^:"\\]+?): the server could not find the requested resource')
 _DYNAMIC = re.compile(r"(?P<gv>\S+), Resource=(?P<resource>\S+)")
 # what the API server says when RBAC denies a request, as client-go logs it
 _FORBIDDEN = re.compile(
