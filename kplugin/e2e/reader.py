@@ -225,15 +225,7 @@ class Reader:
         elif metadata.get("namespace") is not None:
             raise self.fail(f"{label}.metadata.namespace", f"{kind} is not namespaced")
         label = f"{where} ({kind} {namespace + '/' if namespace else ''}{name})"
-        meta: dict[str, Any] = {"name": name}
-        if namespace:
-            meta["namespace"] = namespace
-        labels = self.check(schema.LABELS, metadata.get("labels"), f"{label}.metadata.labels")
-        annotations = self.check(ANNOTATIONS, metadata.get("annotations"), f"{label}.metadata.annotations")
-        if labels:
-            meta["labels"] = labels
-        if annotations:
-            meta["annotations"] = annotations
+        meta = self.object_meta(metadata, label, name, namespace)
         body: dict[str, Any] = {"apiVersion": info.api_version, "kind": kind, "metadata": meta}
         for key in allowed - {"apiVersion", "kind", "metadata", "status"}:
             if key in entry:
@@ -247,6 +239,20 @@ class Reader:
             schema.Opaque().check(given, f"{label}.status", self.fail)
             status = dict(given) or None
         return KubeObject(info, name, namespace, body, status, origin=label)
+
+    def object_meta(self, metadata: dict[str, Any], label: str, name: str, namespace: str | None) -> dict[str, Any]:
+        """An object's metadata as the API takes it: its name, namespace, checked labels
+        and annotations."""
+        meta: dict[str, Any] = {"name": name}
+        if namespace:
+            meta["namespace"] = namespace
+        labels = self.check(schema.LABELS, metadata.get("labels"), f"{label}.metadata.labels")
+        annotations = self.check(ANNOTATIONS, metadata.get("annotations"), f"{label}.metadata.annotations")
+        if labels:
+            meta["labels"] = labels
+        if annotations:
+            meta["annotations"] = annotations
+        return meta
 
     def custom_object(self, entry: dict[str, Any], kind: str, where: str) -> KubeObject:
         """An object of a kind kplugin has no row for: every top-level field kept as
@@ -267,13 +273,7 @@ class Reader:
         if metadata.get("namespace") is not None:
             namespace = self.namespace(metadata["namespace"], f"{label}.metadata.namespace")
         label = f"{where} ({kind} {namespace + '/' if namespace else ''}{name})"
-        meta: dict[str, Any] = {"name": name}
-        labels = self.check(schema.LABELS, metadata.get("labels"), f"{label}.metadata.labels")
-        annotations = self.check(ANNOTATIONS, metadata.get("annotations"), f"{label}.metadata.annotations")
-        if labels:
-            meta["labels"] = labels
-        if annotations:
-            meta["annotations"] = annotations
+        meta = self.object_meta(metadata, label, name, None)  # the namespace is set where the replay creates it
         body: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": meta}
         rest = {k: v for k, v in entry.items() if k not in ("apiVersion", "kind", "metadata", "status")}
         schema.Opaque().check(rest, label, self.fail)

@@ -9,11 +9,10 @@ the CRD, the scheduler never gets ready, and e2e stops with the scheduler's own 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from support import REPO, Kplugin
+from support import REPO, Kplugin, example_at
 
 from kplugin.model.versions import supported_releases
 
@@ -21,19 +20,12 @@ pytestmark = pytest.mark.integration
 
 OLDEST = "1.28.3"
 NEWEST = supported_releases()[-1].key
-EXAMPLE = REPO / "examples" / "team-quota"
 SCENARIO = (REPO / "examples" / "team-quota-scenario.yaml").read_text()
 RESOURCE = "quotas.v1alpha1.quota.example.com"
 
 
 def team_quota(kplugin: Kplugin, tmp_path: Path, version: str) -> Path:
-    """A copy of examples/team-quota, moved to ``version`` with kplugin upgrade."""
-    project = tmp_path / "team-quota"
-    shutil.copytree(EXAMPLE, project)
-    if version != OLDEST:
-        run = kplugin("upgrade", str(project), "--k8s", version)
-        assert run.code == 0, run.stderr
-    return project
+    return example_at(kplugin, "team-quota", tmp_path, version, OLDEST)
 
 
 def without_steps(tmp_path: Path) -> Path:

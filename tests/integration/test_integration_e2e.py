@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from support import REPO, Kplugin
+from support import REPO, Kplugin, example_at
 
 from kplugin.model.spec import ExtensionPoint
 from kplugin.model.versions import supported_releases
@@ -284,20 +284,11 @@ def test_volumes_and_dra_objects_decide_in_a_real_scheduler(
 
 # --- examples/weighted-fit: a real plugin with non-trivial Args -------------------------
 
-WEIGHTED_FIT = EXAMPLES / "weighted-fit"
 WEIGHTED_SCENARIO = EXAMPLES / "weighted-fit-scenario.yaml"
 
 
 def weighted_fit(kplugin: Kplugin, tmp_path: Path, version: str) -> Path:
-    """A copy of examples/weighted-fit, moved to ``version`` with kplugin upgrade."""
-    import shutil
-
-    project = tmp_path / "weighted-fit"
-    shutil.copytree(WEIGHTED_FIT, project)
-    if version != OLDEST:
-        run = kplugin("upgrade", str(project), "--k8s", version)
-        assert run.code == 0, run.stderr
-    return project
+    return example_at(kplugin, "weighted-fit", tmp_path, version, OLDEST)
 
 
 @pytest.mark.parametrize("version", [OLDEST, NEWEST])

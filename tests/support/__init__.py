@@ -1,8 +1,8 @@
 """What the suites share: the repository's root, the in-process CLI's result (the
 ``kplugin`` fixture of conftest.py returns it), a preexec_fn for interrupted children, a
-tree reader. The hostile-input helpers (hostile, hostile_mounts), the stand-in API server
-(fakeapi), the seeded Docker images (dockerenv) and the bad names (names) are modules of
-this package."""
+tree reader, a copy of an example at another version. The hostile-input helpers
+(hostile, hostile_mounts), the stand-in API server (fakeapi), the seeded Docker images
+(dockerenv) and the bad names (names) are modules of this package."""
 
 from __future__ import annotations
 
@@ -31,6 +31,19 @@ class Run:
 
 
 Kplugin = Callable[..., Run]  # the kplugin fixture: runs the CLI in-process
+
+
+def example_at(kplugin: Kplugin, name: str, parent: Path, version: str, pinned: str = "1.28.3") -> Path:
+    """A copy of examples/NAME in ``parent``, moved from its pin to ``version`` with
+    kplugin upgrade."""
+    import shutil
+
+    project = parent / name
+    shutil.copytree(REPO / "examples" / name, project)
+    if version != pinned:
+        run = kplugin("upgrade", str(project), "--k8s", version)
+        assert run.code == 0, run.stderr
+    return project
 
 
 def tree(root: Path) -> dict[str, bytes]:

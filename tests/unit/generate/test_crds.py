@@ -15,7 +15,6 @@ from support import Kplugin, tree
 
 from kplugin.model import rbacrules
 
-SHAPES = [("gpu-aware", "1.28.3", "filter,score", "layer"), ("order", "1.37", "queuesort", "native")]
 CRD = """\
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -33,50 +32,41 @@ spec:
 PODGROUPS = "- apiGroups: [scheduling.x-k8s.io]\n  resources: [podgroups]\n  verbs: [get, list, watch]\n"
 
 
-@pytest.fixture(params=SHAPES, ids=[s[0] for s in SHAPES])
-def project(kplugin: Kplugin, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
-    name, version, points, api = request.param
-    run = kplugin("new", name, "--k8s", version, "--extension-points", points, "--api", api, "--no-tidy",
-                  "-o", str(tmp_path))  # fmt: skip
-    assert run.code == 0, run.stderr
-    return tmp_path / name
-
-
-def findings(kplugin: Kplugin, project: Path) -> dict[str, str]:
-    run = kplugin("doctor", str(project), "--json")
+def findings(kplugin: Kplugin, shaped: Path) -> dict[str, str]:
+    run = kplugin("doctor", str(shaped), "--json")
     return {f["rule"]: f["what"] for f in json.loads(run.stdout)["findings"]}
 
 
-def test_refresh_ships_the_crds_with_deploy_and_the_chart(kplugin: Kplugin, project: Path) -> None:
-    assert not (project / "deploy/crds.yaml").exists(), "no CRDs, no file"
-    assert not {"rbac-crd-unread", "rbac-crd-stale", "rbac-crd-file"} & set(findings(kplugin, project))
-    (project / "config/crd").mkdir()
-    (project / "config/crd/podgroups.yaml").write_text(CRD)
-    found = findings(kplugin, project)
+def test_refresh_ships_the_crds_with_deploy_and_the_chart(kplugin: Kplugin, shaped: Path) -> None:
+    assert not (shaped / "deploy/crds.yaml").exists(), "no CRDs, no file"
+    assert not {"rbac-crd-unread", "rbac-crd-stale", "rbac-crd-file"} & set(findings(kplugin, shaped))
+    (shaped / "config/crd").mkdir()
+    (shaped / "config/crd/podgroups.yaml").write_text(CRD)
+    found = findings(kplugin, shaped)
     assert found["rbac-crd-unread"] == (
         "podgroups.scheduling.x-k8s.io (PodGroup): config/rbac/rules.yaml grants no list and watch on it"
     )
     assert found["rbac-crd-stale"] == "deploy/crds.yaml is missing"
-    rules = project / rbacrules.RULES_FILE
+    rules = shaped / rbacrules.RULES_FILE
     rules.write_text(rules.read_text().replace("[]\n", PODGROUPS))
-    run = kplugin("refresh", str(project), "--json")
+    run = kplugin("refresh", str(shaped), "--json")
     assert run.code == 0, run.stderr
-    chart_crds = f"charts/{project.name}/crds/crds.yaml"
+    chart_crds = f"charts/{shaped.name}/crds/crds.yaml"
     assert set(json.loads(run.stdout)["changed"]) >= {"deploy/crds.yaml", chart_crds, "deploy/rbac.yaml"}
-    (deployed,) = YAML(typ="safe").load_all((project / "deploy/crds.yaml").read_text())
+    (deployed,) = YAML(typ="safe").load_all((shaped / "deploy/crds.yaml").read_text())
     assert deployed == YAML(typ="safe").load(CRD)
-    assert (project / chart_crds).read_bytes() == (project / "deploy/crds.yaml").read_bytes()
-    assert not {"rbac-crd-unread", "rbac-crd-stale"} & set(findings(kplugin, project))
-    meta = YAML(typ="safe").load((project / "kplugin.yaml").read_text())
+    assert (shaped / chart_crds).read_bytes() == (shaped / "deploy/crds.yaml").read_bytes()
+    assert not {"rbac-crd-unread", "rbac-crd-stale"} & set(findings(kplugin, shaped))
+    meta = YAML(typ="safe").load((shaped / "kplugin.yaml").read_text())
     assert "deploy/crds.yaml" in meta["generated"] and "config/crd/podgroups.yaml" not in meta["generated"]
-    again = kplugin("refresh", str(project))
+    again = kplugin("refresh", str(shaped))
     assert again.code == 0 and "0 file(s) changed" in again.stderr, again.stderr
 
-    (project / "config/crd/podgroups.yaml").unlink()
-    assert findings(kplugin, project)["rbac-crd-stale"] == "deploy/crds.yaml installs CRDs config/crd/ does not hold"
-    run = kplugin("refresh", str(project))
+    (shaped / "config/crd/podgroups.yaml").unlink()
+    assert findings(kplugin, shaped)["rbac-crd-stale"] == "deploy/crds.yaml installs CRDs config/crd/ does not hold"
+    run = kplugin("refresh", str(shaped))
     assert run.code == 0, run.stderr
-    assert not (project / "deploy/crds.yaml").exists() and not (project / chart_crds).exists()
+    assert not (shaped / "deploy/crds.yaml").exists() and not (shaped / chart_crds).exists()
 
 
 @pytest.mark.parametrize(
@@ -86,23 +76,23 @@ def test_refresh_ships_the_crds_with_deploy_and_the_chart(kplugin: Kplugin, proj
         ("a: [\n", "is not valid YAML"),
     ],
 )
-def test_a_bad_crd_file_is_refused_by_name(kplugin: Kplugin, project: Path, content: str, needle: str) -> None:
-    (project / "config/crd").mkdir()
-    (project / "config/crd/bad.yaml").write_text(content)
-    assert needle in findings(kplugin, project)["rbac-crd-file"]
-    before = tree(project)
-    run = kplugin("refresh", str(project))
+def test_a_bad_crd_file_is_refused_by_name(kplugin: Kplugin, shaped: Path, content: str, needle: str) -> None:
+    (shaped / "config/crd").mkdir()
+    (shaped / "config/crd/bad.yaml").write_text(content)
+    assert needle in findings(kplugin, shaped)["rbac-crd-file"]
+    before = tree(shaped)
+    run = kplugin("refresh", str(shaped))
     assert run.code == 2, run.stderr
     (line,) = run.stderr.strip().splitlines()
     assert "config/crd/bad.yaml" in line and needle in line, line
-    assert tree(project) == before, "nothing written"
+    assert tree(shaped) == before, "nothing written"
 
 
-def test_doctor_finds_a_resource_the_code_reads_without_a_rule(kplugin: Kplugin, project: Path) -> None:
+def test_doctor_finds_a_resource_the_code_reads_without_a_rule(kplugin: Kplugin, shaped: Path) -> None:
     """The plugins' own Go code names a custom resource (fw.CustomResource, an
     EventResource of "plural.version.group", a GroupVersionResource literal): the rules
     file must let the scheduler list and watch it."""
-    plugin = next((project / "pkg").glob("*/plugin.go"))
+    plugin = next((shaped / "pkg").glob("*/plugin.go"))
     line_count = plugin.read_text().count("\n")
     plugin.write_text(
         plugin.read_text()
@@ -110,14 +100,14 @@ def test_doctor_finds_a_resource_the_code_reads_without_a_rule(kplugin: Kplugin,
         + ' Resource: "podgroups"}\n'
         + '// CustomResource("commented", "v1", "example.com") is not code\n'
     )
-    run = kplugin("doctor", str(project), "--json")
+    run = kplugin("doctor", str(shaped), "--json")
     (found,) = [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "rbac-informer-unread"]
     assert found["line"] == line_count + 2 and found["file"].endswith("plugin.go"), found
     assert "reads podgroups.scheduling.x-k8s.io" in found["what"] and "[scheduling.x-k8s.io]" in found["fix"]
     assert run.code == 1, "an error: the scheduler would never become ready"
-    rules = project / rbacrules.RULES_FILE
+    rules = shaped / rbacrules.RULES_FILE
     rules.write_text(rules.read_text().replace("[]\n", PODGROUPS))
-    assert "rbac-informer-unread" not in findings(kplugin, project)
+    assert "rbac-informer-unread" not in findings(kplugin, shaped)
 
 
 def test_the_custom_resources_go_code_names() -> None:

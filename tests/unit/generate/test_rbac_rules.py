@@ -15,69 +15,59 @@ from kplugin.core.errors import UsageError
 from kplugin.model import rbacrules
 
 PODGROUPS = "- apiGroups: [scheduling.x-k8s.io]\n  resources: [podgroups]\n  verbs: [get, list, watch]\n"
-SHAPES = [("gpu-aware", "1.28.3", "filter,score", "layer"), ("order", "1.37", "queuesort", "native")]
 
 
-@pytest.fixture(params=SHAPES, ids=[s[0] for s in SHAPES])
-def project(kplugin: Kplugin, tmp_path: Path, request: pytest.FixtureRequest) -> Path:
-    name, version, points, api = request.param
-    run = kplugin("new", name, "--k8s", version, "--extension-points", points, "--api", api, "--no-tidy",
-                  "-o", str(tmp_path))  # fmt: skip
-    assert run.code == 0, run.stderr
-    return tmp_path / name
-
-
-def cluster_role_rules(project: Path) -> list[dict[str, object]]:
-    docs = list(YAML(typ="safe").load_all((project / "deploy/rbac.yaml").read_text()))
+def cluster_role_rules(shaped: Path) -> list[dict[str, object]]:
+    docs = list(YAML(typ="safe").load_all((shaped / "deploy/rbac.yaml").read_text()))
     (role,) = [d for d in docs if d["kind"] == "ClusterRole"]
     return list(role["rules"])
 
 
-def chart_rules(project: Path) -> list[dict[str, object]]:
-    values = YAML(typ="safe").load((project / "charts" / project.name / "values.yaml").read_text())
+def chart_rules(shaped: Path) -> list[dict[str, object]]:
+    values = YAML(typ="safe").load((shaped / "charts" / shaped.name / "values.yaml").read_text())
     return list(values["rbac"]["rules"])
 
 
-def findings(kplugin: Kplugin, project: Path) -> dict[str, str]:
-    run = kplugin("doctor", str(project), "--json")
+def findings(kplugin: Kplugin, shaped: Path) -> dict[str, str]:
+    run = kplugin("doctor", str(shaped), "--json")
     return {f["rule"]: f["what"] for f in json.loads(run.stdout)["findings"]}
 
 
-def test_new_writes_the_rules_file_once_and_empty(project: Path) -> None:
-    text = (project / rbacrules.RULES_FILE).read_text()
+def test_new_writes_the_rules_file_once_and_empty(shaped: Path) -> None:
+    text = (shaped / rbacrules.RULES_FILE).read_text()
     assert text.startswith("# The ClusterRole rules") and text.endswith("[]\n")
-    assert rbacrules.load(project) == ()
-    meta = YAML(typ="safe").load((project / "kplugin.yaml").read_text())
+    assert rbacrules.load(shaped) == ()
+    meta = YAML(typ="safe").load((shaped / "kplugin.yaml").read_text())
     assert str(rbacrules.RULES_FILE) not in meta["generated"], "the user's file: no digest, never rewritten"
 
 
-def test_refresh_merges_the_rules_into_deploy_and_the_chart(kplugin: Kplugin, project: Path) -> None:
-    rules = project / rbacrules.RULES_FILE
+def test_refresh_merges_the_rules_into_deploy_and_the_chart(kplugin: Kplugin, shaped: Path) -> None:
+    rules = shaped / rbacrules.RULES_FILE
     rules.write_text(rules.read_text().replace("[]\n", PODGROUPS))
     wanted = {"apiGroups": ["scheduling.x-k8s.io"], "resources": ["podgroups"], "verbs": ["get", "list", "watch"]}
-    assert wanted not in cluster_role_rules(project)
-    assert "rbac-project-rules" in findings(kplugin, project)
-    before = tree(project)
-    dry = kplugin("refresh", str(project), "--dry-run", "--json")
+    assert wanted not in cluster_role_rules(shaped)
+    assert "rbac-project-rules" in findings(kplugin, shaped)
+    before = tree(shaped)
+    dry = kplugin("refresh", str(shaped), "--dry-run", "--json")
     assert dry.code == 0, dry.stderr
-    assert tree(project) == before
-    run = kplugin("refresh", str(project), "--json")
+    assert tree(shaped) == before
+    run = kplugin("refresh", str(shaped), "--json")
     assert run.code == 0, run.stderr
     changed = json.loads(run.stdout)["changed"]
     assert changed == json.loads(dry.stdout)["changed"]
-    assert changed == sorted(["deploy/rbac.yaml", f"charts/{project.name}/values.yaml", "kplugin.yaml"])
-    assert cluster_role_rules(project)[-1] == wanted
-    assert chart_rules(project) == cluster_role_rules(project)
+    assert changed == sorted(["deploy/rbac.yaml", f"charts/{shaped.name}/values.yaml", "kplugin.yaml"])
+    assert cluster_role_rules(shaped)[-1] == wanted
+    assert chart_rules(shaped) == cluster_role_rules(shaped)
     assert rules.read_text().endswith(PODGROUPS), "the user's file is as they wrote it"
-    assert not {"rbac-project-rules", "rbac-chart-differs"} & set(findings(kplugin, project))
-    again = kplugin("refresh", str(project))
+    assert not {"rbac-project-rules", "rbac-chart-differs"} & set(findings(kplugin, shaped))
+    again = kplugin("refresh", str(shaped))
     assert again.code == 0 and "0 file(s) changed" in again.stderr, again.stderr
 
 
-def test_doctor_finds_a_chart_that_grants_other_rules(kplugin: Kplugin, project: Path) -> None:
-    values = project / "charts" / project.name / "values.yaml"
+def test_doctor_finds_a_chart_that_grants_other_rules(kplugin: Kplugin, shaped: Path) -> None:
+    values = shaped / "charts" / shaped.name / "values.yaml"
     values.write_text(values.read_text().replace("    - nodes\n", "    - nodez\n", 1), encoding="utf-8")
-    found = findings(kplugin, project)
+    found = findings(kplugin, shaped)
     assert "rbac-chart-differs" in found and "core/nodes" in found["rbac-chart-differs"], found
 
 
@@ -93,28 +83,28 @@ def test_doctor_finds_a_chart_that_grants_other_rules(kplugin: Kplugin, project:
         ("- [get]\n", "rule 1: must be a mapping"),
     ],
 )
-def test_a_bad_rule_is_one_line_and_nothing_is_written(kplugin: Kplugin, project: Path, text: str, needle: str) -> None:
-    (project / rbacrules.RULES_FILE).write_text(text)
-    before = tree(project)
-    upgrade = ["upgrade", str(project), "--k8s", "1.36", "--no-tidy"]
-    commands = (["refresh", str(project)], upgrade, ["e2e", str(project)])
+def test_a_bad_rule_is_one_line_and_nothing_is_written(kplugin: Kplugin, shaped: Path, text: str, needle: str) -> None:
+    (shaped / rbacrules.RULES_FILE).write_text(text)
+    before = tree(shaped)
+    upgrade = ["upgrade", str(shaped), "--k8s", "1.36", "--no-tidy"]
+    commands = (["refresh", str(shaped)], upgrade, ["e2e", str(shaped)])
     for command in commands:
         run = kplugin(*command)
         assert run.code == 2, (command, run.stderr)
         (line,) = run.stderr.strip().splitlines()
         assert line.startswith("kplugin: error: config/rbac/rules.yaml: ") and needle in line, line
-    assert tree(project) == before
-    assert "rbac-rules-file" in findings(kplugin, project)
+    assert tree(shaped) == before
+    assert "rbac-rules-file" in findings(kplugin, shaped)
 
 
-def test_e2e_refuses_a_deploy_that_lacks_the_rules_before_building(kplugin: Kplugin, project: Path) -> None:
-    rules = project / rbacrules.RULES_FILE
+def test_e2e_refuses_a_deploy_that_lacks_the_rules_before_building(kplugin: Kplugin, shaped: Path) -> None:
+    rules = shaped / rbacrules.RULES_FILE
     rules.write_text(PODGROUPS)
-    run = kplugin("e2e", str(project))
+    run = kplugin("e2e", str(shaped))
     assert run.code == 2, run.stderr
     (line,) = run.stderr.strip().splitlines()
     assert "ClusterRole misses get scheduling.x-k8s.io/podgroups" in line and "run kplugin refresh" in line, line
-    assert not (project / "bin").exists(), "nothing was built"
+    assert not (shaped / "bin").exists(), "nothing was built"
 
 
 def test_rules_by_name_and_duplicates() -> None:
@@ -137,13 +127,13 @@ def test_rules_by_name_and_duplicates() -> None:
 
 @pytest.mark.parametrize("shape", ["symlink", "fifo"])
 def test_a_rules_file_that_is_no_regular_file_is_refused_unread(
-    kplugin: Kplugin, project: Path, tmp_path: Path, shape: str
+    kplugin: Kplugin, shaped: Path, tmp_path: Path, shape: str
 ) -> None:
     """A symlink out of the project (a tampered checkout) or a FIFO (a read would hang):
     refused by name, never read, nothing written."""
     import os
 
-    rules = project / rbacrules.RULES_FILE
+    rules = shaped / rbacrules.RULES_FILE
     rules.unlink()
     if shape == "symlink":
         outside = tmp_path / "outside.yaml"
@@ -151,10 +141,10 @@ def test_a_rules_file_that_is_no_regular_file_is_refused_unread(
         rules.symlink_to(outside)
     else:
         os.mkfifo(rules)
-    before = tree(project)
-    run = kplugin("refresh", str(project))
+    before = tree(shaped)
+    run = kplugin("refresh", str(shaped))
     assert run.code == 2, run.stderr
     (line,) = run.stderr.strip().splitlines()
     assert f"rules.yaml is a {'symlink' if shape == 'symlink' else 'FIFO'}" in line, line
-    assert tree(project) == before
-    assert "rbac-rules-file" in findings(kplugin, project)
+    assert tree(shaped) == before
+    assert "rbac-rules-file" in findings(kplugin, shaped)
