@@ -52,7 +52,7 @@ class Resolver:
             names = {str(r.get("name")) for r in resources}
             for resource in resources:
                 name = str(resource.get("name", ""))
-                if resource.get("kind") == info.kind and "/" not in name:
+                if resource.get("kind") == info.kind and kinds.PLURAL_NAME.fullmatch(name):  # not a subresource
                     return replace(
                         info,
                         plural=name,

@@ -80,6 +80,9 @@ ACCEPTED = ", ".join(sorted(ALL))
 # a kind's name as the API's schema has it (CamelCase), and a version of an API group
 KIND_NAME = re.compile(r"[A-Z][A-Za-z0-9]{0,62}")
 VERSION_NAME = re.compile(r"v[1-9][0-9]*(?:(?:alpha|beta)[1-9][0-9]*)?")
+# what a CRD's plural and group may be (a DNS label; a DNS subdomain with a dot): they go into URLs
+PLURAL_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", re.ASCII)
+_GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+", re.ASCII)
 
 
 def custom(api_version: str, kind: str) -> KindInfo:
@@ -97,9 +100,13 @@ def from_crd(crd: dict[str, Any]) -> list[KindInfo]:
     group, kind, plural = spec.get("group"), names.get("kind"), names.get("plural")
     if not (isinstance(group, str) and isinstance(kind, str) and isinstance(plural, str)):
         return []
+    if not (PLURAL_NAME.fullmatch(plural) and _GROUP.fullmatch(group) and KIND_NAME.fullmatch(kind)):
+        return []  # names the API server refuses: it says why when the CRD is created
     found = []
     for version in spec.get("versions") or []:
         if not isinstance(version, dict) or not isinstance(version.get("name"), str) or not version.get("served"):
+            continue
+        if not VERSION_NAME.fullmatch(version["name"]):
             continue
         subresources = version.get("subresources") if isinstance(version.get("subresources"), dict) else {}
         assert isinstance(subresources, dict)

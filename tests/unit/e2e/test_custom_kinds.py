@@ -291,3 +291,22 @@ def test_an_existing_clusters_cleanup_removes_custom_kinds_before_the_crds(tmp_p
         "/apis/topology.example.com/v1alpha1/racks",
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
     ]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("plural", "../../api/v1/secrets"), ("plural", "Quotas"), ("group", "quota"), ("version", "v1/../../x")],
+)
+def test_a_crd_whose_names_go_into_urls_must_be_names(tmp_path: Path, field: str, value: str) -> None:
+    """A CRD's plural, group and version become the path a replay creates objects at:
+    ones the API server would refuse define no kind here (the server says why when the
+    CRD is created), so no request goes anywhere else."""
+    definition = json.loads(json.dumps(QUOTA))
+    if field == "plural":
+        definition["spec"]["names"]["plural"] = value
+    elif field == "group":
+        definition["spec"]["group"] = value
+    else:
+        definition["spec"]["versions"][0]["name"] = value
+    assert kinds.from_crd(definition) == []
+    assert kinds.from_crd(QUOTA)[0].path("ml") == "/apis/quota.example.com/v1alpha1/namespaces/ml/quotas"

@@ -129,3 +129,24 @@ def test_the_custom_resources_go_code_names() -> None:
         (5, "scheduling.x-k8s.io", "elasticquotas"),
         (6, "topology.example.com", "racks"),
     ]
+
+
+def test_a_crd_directory_or_file_that_is_no_regular_one_is_refused_unread(kplugin: Kplugin, shaped: Path) -> None:
+    """config/crd/ as a symlink out of the project (a tampered checkout), or a FIFO in it
+    (a read would hang): refused by name, nothing read or written."""
+    import os
+
+    outside = shaped.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "podgroups.yaml").write_text(CRD)
+    (shaped / "config/crd").symlink_to(outside)
+    before = tree(shaped)
+    run = kplugin("refresh", str(shaped))
+    assert run.code == 2 and "config/crd is not a directory" in run.stderr, run.stderr
+    assert tree(shaped) == before
+    (shaped / "config/crd").unlink()
+    (shaped / "config/crd").mkdir()
+    os.mkfifo(shaped / "config/crd/pipe.yaml")
+    run = kplugin("refresh", str(shaped))
+    assert run.code == 2 and "pipe.yaml is a FIFO" in run.stderr, run.stderr
+    assert "rbac-crd-file" in findings(kplugin, shaped)
