@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from kplugin.core.errors import OperationError
 from kplugin.e2e import entries
 from kplugin.e2e.anonymize import SECTION_KIND, TABLE, Act, Position, Rule
 from kplugin.e2e.scenario import EXISTING_NAMESPACES
@@ -144,9 +145,11 @@ class Anonymizer:
         meta = entry.get("metadata") if section == "objects" else entry
         self._namespace = str(meta.get("namespace") or "") if isinstance(meta, dict) else ""
         apply = self._compiled.get(kind)
-        if apply is None and kind in TABLE:
+        if apply is None:
+            if kind not in TABLE:  # nothing leaves unread: a kind without rules would leave whole
+                raise OperationError(f"kplugin has no anonymization rules for {kind} objects; leave them out")
             apply = self._compiled[kind] = self._compile(TABLE[kind])
-        out = apply(entry, None, 0) if apply is not None else {}
+        out = apply(entry, None, 0)
         return out if isinstance(out, dict) else {}
 
     # The table is turned into one function per rule once, so that applying it walks

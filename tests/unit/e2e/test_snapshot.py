@@ -20,7 +20,7 @@ from support import REPO, Kplugin
 from support.fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import OperationError, UsageError
 from kplugin.e2e import anonymizer, entries, scenario
 from kplugin.kube import kubeconfig
 
@@ -311,6 +311,9 @@ def test_anonymizer_is_one_keyed_hash() -> None:
     assert a.value(entries.NAMESPACE_NAME_LABEL, "kube-system") == "kube-system"
     assert a.value(entries.NAMESPACE_NAME_LABEL, "shop") == a.word("shop") == a.namespace("shop")
     assert len(a.word("x" * 300)) == 16
+    quota = {"apiVersion": "quota.example.com/v1alpha1", "kind": "Quota", "metadata": {"name": "team-a"}}
+    with pytest.raises(OperationError, match="no anonymization rules for Quota objects"):
+        a.entry("objects", quota)  # a kind without rules is never passed on as it is
 
 
 def test_unreachable_and_unauthorized_clusters_are_one_line(
