@@ -15,8 +15,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -38,35 +40,50 @@ type TeamQuota struct {
 	args   TeamQuotaArgs
 	quotas cache.GenericLister
 	synced cache.InformerSynced
+	live   liveQuotas // nil in unit tests
 }
+
+// liveQuotas lists a namespace's Quotas from the API server itself.
+type liveQuotas func(ctx context.Context, namespace string) ([]runtime.Object, error)
 
 // Compile-time checks that the plugin implements its extension points.
 var _ fw.PreFilterPlugin = &TeamQuota{}
 var _ fw.EnqueueExtensions = &TeamQuota{}
 
 // quotaInformer lists and watches the Quotas of every namespace through the scheduler's
-// own kubeconfig (its RBAC: config/rbac/rules.yaml); tests replace it with a lister of
-// their own objects.
-var quotaInformer = func(ctx context.Context, h fw.Handle) (cache.GenericLister, cache.InformerSynced, error) {
+// own kubeconfig (its RBAC: config/rbac/rules.yaml), and gives a live list too; tests
+// replace it with a lister of their own objects.
+var quotaInformer = func(ctx context.Context, h fw.Handle) (cache.GenericLister, cache.InformerSynced, liveQuotas, error) {
 	client, err := dynamic.NewForConfig(h.KubeConfig())
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: a client for %s: %w", Name, Quotas.String(), err)
+		return nil, nil, nil, fmt.Errorf("%s: a client for %s: %w", Name, Quotas.String(), err)
 	}
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(client, 0)
 	informer := factory.ForResource(Quotas)
 	factory.Start(ctx.Done())
-	return informer.Lister(), informer.Informer().HasSynced, nil
+	live := func(ctx context.Context, namespace string) ([]runtime.Object, error) {
+		list, err := client.Resource(Quotas).Namespace(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		objects := make([]runtime.Object, 0, len(list.Items))
+		for i := range list.Items {
+			objects = append(objects, &list.Items[i])
+		}
+		return objects, nil
+	}
+	return informer.Lister(), informer.Informer().HasSynced, live, nil
 }
 
 // NewPlugin builds the plugin and starts its Quota informer. It does not wait for the
 // informer: the scheduler waits for its own informer of the same resource (from
 // EventsToRegister) before it schedules, and PreFilter checks this one.
 func NewPlugin(ctx context.Context, h fw.Handle, args *TeamQuotaArgs) (*TeamQuota, error) {
-	quotas, synced, err := quotaInformer(ctx, h)
+	quotas, synced, live, err := quotaInformer(ctx, h)
 	if err != nil {
 		return nil, err
 	}
-	return &TeamQuota{handle: h, args: *args, quotas: quotas, synced: synced}, nil
+	return &TeamQuota{handle: h, args: *args, quotas: quotas, synced: synced, live: live}, nil
 }
 
 // Name returns the name the plugin is registered under.
@@ -76,21 +93,36 @@ func (pl *TeamQuota) Name() string { return Name }
 // namespace's pods on nodes (bound or assumed, from the scheduler's snapshot) request
 // plus the pod's request stays within the smallest Quota. Otherwise the pod is
 // Unschedulable: no node can change that, only a Quota or a pod of the namespace.
-func (pl *TeamQuota) PreFilter(_ context.Context, _ fw.CycleState, pod *v1.Pod, _ []fw.NodeInfo) (*fw.PreFilterResult, *fw.Status) {
+//
+// Before it rejects a pod, it reads the namespace's Quotas from the API server: the
+// scheduler retries the pod on the event of its own informer of Quotas (EventsToRegister),
+// which can come before this plugin's informer has the change; a verdict from the stale
+// copy would leave the pod waiting with no event left to retry it.
+func (pl *TeamQuota) PreFilter(ctx context.Context, _ fw.CycleState, pod *v1.Pod, _ []fw.NodeInfo) (*fw.PreFilterResult, *fw.Status) {
 	if !pl.synced() {
 		return nil, fw.NewStatus(fw.Unschedulable, fmt.Sprintf("%s: the Quotas are not read yet", Name))
 	}
-	limit, quota, err := pl.limit(pod.Namespace)
+	objects, err := pl.quotas.ByNamespace(pod.Namespace).List(labels.Everything())
 	if err != nil {
-		return nil, fw.AsStatus(err)
-	}
-	if quota == "" {
-		return nil, nil
+		return nil, fw.AsStatus(fmt.Errorf("listing the Quotas of namespace %s: %w", pod.Namespace, err))
 	}
 	want := podRequest(pod, pl.args.ResourceName)
 	used, err := pl.used(pod.Namespace)
 	if err != nil {
 		return nil, fw.AsStatus(err)
+	}
+	limit, quota, err := smallest(objects, pl.args.ResourceName)
+	if err == nil && quota != "" && used+want > limit && pl.live != nil {
+		if objects, err = pl.live(ctx, pod.Namespace); err != nil {
+			return nil, fw.AsStatus(fmt.Errorf("reading the Quotas of namespace %s: %w", pod.Namespace, err))
+		}
+		limit, quota, err = smallest(objects, pl.args.ResourceName)
+	}
+	if err != nil {
+		return nil, fw.AsStatus(err)
+	}
+	if quota == "" {
+		return nil, nil
 	}
 	if used+want > limit {
 		return nil, fw.NewStatus(fw.Unschedulable, fmt.Sprintf(
@@ -104,13 +136,9 @@ func (pl *TeamQuota) PreFilter(_ context.Context, _ fw.CycleState, pod *v1.Pod, 
 // preemption, which evaluates nodes, cannot change it.
 func (pl *TeamQuota) PreFilterExtensions() fw.PreFilterExtensions { return nil }
 
-// limit returns the smallest spec.hard[Args.ResourceName] of the namespace's Quotas and
-// that Quota's name ("" when none limits the resource).
-func (pl *TeamQuota) limit(namespace string) (int64, string, error) {
-	objects, err := pl.quotas.ByNamespace(namespace).List(labels.Everything())
-	if err != nil {
-		return 0, "", fmt.Errorf("listing the Quotas of namespace %s: %w", namespace, err)
-	}
+// smallest returns the smallest spec.hard[resource] of the Quotas and that Quota's name
+// ("" when none limits the resource).
+func smallest(objects []runtime.Object, resource v1.ResourceName) (int64, string, error) {
 	var limit int64
 	name := ""
 	for _, obj := range objects {
@@ -118,7 +146,7 @@ func (pl *TeamQuota) limit(namespace string) (int64, string, error) {
 		if !ok {
 			continue
 		}
-		hard, found, err := quotaLimit(quota, pl.args.ResourceName)
+		hard, found, err := quotaLimit(quota, resource)
 		if err != nil {
 			return 0, "", err
 		}

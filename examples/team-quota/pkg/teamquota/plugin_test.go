@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -29,8 +30,8 @@ func withQuotas(t testing.TB, quotas ...*unstructured.Unstructured) {
 		}
 	}
 	saved := quotaInformer
-	quotaInformer = func(context.Context, fw.Handle) (cache.GenericLister, cache.InformerSynced, error) {
-		return cache.NewGenericLister(indexer, Quotas.GroupResource()), func() bool { return true }, nil
+	quotaInformer = func(context.Context, fw.Handle) (cache.GenericLister, cache.InformerSynced, liveQuotas, error) {
+		return cache.NewGenericLister(indexer, Quotas.GroupResource()), func() bool { return true }, nil, nil
 	}
 	t.Cleanup(func() { quotaInformer = saved })
 }
@@ -200,5 +201,44 @@ func TestABadQuotaIsAnError(t *testing.T) {
 		quota("team-a", "q", map[string]interface{}{"cpu": "lots"}))
 	if err == nil || !strings.Contains(err.Error(), "Quota team-a/q: spec.hard.cpu") {
 		t.Errorf("error %v, want one naming the Quota and the field", err)
+	}
+}
+
+// TestPreFilterReadsTheAPIBeforeItRejects: the scheduler retries a pod on its own
+// informer's Quota event, which can come before this plugin's informer has the change. A
+// rejection from the stale copy is checked against the API server's Quotas first.
+func TestPreFilterReadsTheAPIBeforeItRejects(t *testing.T) {
+	stale := quota("team-a", "cpu", map[string]interface{}{"cpu": "1"})
+	raised := quota("team-a", "cpu", map[string]interface{}{"cpu": "4"})
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	if err := indexer.Add(stale); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	saved := quotaInformer
+	quotaInformer = func(context.Context, fw.Handle) (cache.GenericLister, cache.InformerSynced, liveQuotas, error) {
+		live := func(_ context.Context, namespace string) ([]runtime.Object, error) {
+			reads++
+			if namespace != "team-a" {
+				t.Errorf("live read of namespace %s", namespace)
+			}
+			return []runtime.Object{raised}, nil
+		}
+		return cache.NewGenericLister(indexer, Quotas.GroupResource()), func() bool { return true }, live, nil
+	}
+	t.Cleanup(func() { quotaInformer = saved })
+	h := newHarness(t, "", podIn("team-a", "bound", "n1", "1"))
+	_, statuses := h.Filter(context.Background(), podIn("team-a", "next", "", "1"))
+	for node, status := range statuses {
+		if !status.IsSuccess() {
+			t.Errorf("node %s: %v, want feasible under the raised Quota", node, status.AsError())
+		}
+	}
+	if reads != 1 {
+		t.Errorf("%d live reads, want 1 (only before a rejection)", reads)
+	}
+	_, statuses = h.Filter(context.Background(), podIn("team-b", "other", "", "1"))
+	if reads != 1 || !statuses["n1"].IsSuccess() {
+		t.Errorf("a namespace without a Quota: %d live reads, %v", reads, statuses["n1"])
 	}
 }
