@@ -173,7 +173,11 @@ def test_another_minor_through_a_retargeted_copy(
         if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
         and i["labels"]["Profile"] == "project"
     }
-    assert {("Gpu", "Filter"), ("Gpu", "Score")} <= plugin
+    # the framework records plugin durations in a sample of cycles (10%), and from 1.35 pods
+    # that sign alike reuse one cycle's scores: Filter shows at 100 pods, Score only when a
+    # sampled cycle scored (it was missing once in a CI run at 1.37)
+    assert ("Gpu", "Filter") in plugin and plugin <= {("Gpu", "PreFilter"), ("Gpu", "Filter"), ("Gpu", "PreScore"),
+                                                      ("Gpu", "Score")}, plugin  # fmt: skip
     assert {name: (project / name).read_bytes() for name in before} == before, "the project is as it was"
     assert [p.name for p in project.parent.iterdir()] == [project.name], "the copy (beside it) is removed"
     assert list(scratch.iterdir()) == [], "the working directory is removed"
