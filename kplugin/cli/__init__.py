@@ -70,7 +70,7 @@ SUMMARIES = {
     "render-config": "Render the KubeSchedulerConfiguration for the project and a Kubernetes version.",
     "doctor": "Find what silently breaks scheduler plugins in production. Exit 1 on any error.",
     "versions": "The Kubernetes versions kplugin generates for.",
-    "add": "Add to an existing project: a plugin, or an extension point of a plugin.",
+    "add": "Add to an existing project: a plugin, an extension point of a plugin, or a kind of its own API.",
     "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
     "refresh": "Rewrite the generated files from the current Args and RBAC rules, at the project's own version.",
     "e2e": "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",

@@ -42,6 +42,10 @@ FLAGS: dict[Setting, str] = {
     Setting.ANONYMIZE: "--anonymize",
     Setting.SALT: "--salt",
     Setting.PROJECT: "--project",
+    Setting.GROUP: "--group",
+    Setting.TYPE_VERSION: "--version",
+    Setting.PLURAL: "--plural",
+    Setting.PLUGIN: "--plugin",
 }
 
 

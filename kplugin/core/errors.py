@@ -50,6 +50,10 @@ class Setting(StrEnum):
     ANONYMIZE = "{anonymize}"
     SALT = "{salt}"
     PROJECT = "{project}"
+    GROUP = "{group}"
+    TYPE_VERSION = "{type_version}"
+    PLURAL = "{plural}"
+    PLUGIN = "{plugin}"
 
     @property
     def words(self) -> str:
@@ -90,6 +94,10 @@ _WORDS = {
     Setting.ANONYMIZE: "anonymize",
     Setting.SALT: "salt",
     Setting.PROJECT: "project",
+    Setting.GROUP: "API group",
+    Setting.TYPE_VERSION: "API type version",
+    Setting.PLURAL: "resource plural",
+    Setting.PLUGIN: "plugin",
 }
 
 

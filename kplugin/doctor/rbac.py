@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin.core import safefs, yamlio
@@ -164,6 +164,18 @@ def _crds(ctx: Context) -> Iterator[Problem]:
                     group=info.group,
                     plural=info.plural,
                 )
+    defined = {d.name for d in definitions}
+    for api in ctx.project.apis:
+        lister = PurePosixPath("pkg/generated/listers", api.short, api.version)
+        missing = (
+            f"no CRD named {api.crd_name} in config/crd/"
+            if api.crd_name not in defined
+            else f"no {lister}/"
+            if safefs.lstat_mode(root / lister) is None
+            else ""
+        )
+        if missing:
+            yield Problem("rbac-api-ungenerated", root / api.directory, None, f"{api.kind}: {missing}")
     expected = yamlio.dump_all(d.body for d in definitions).encode() if definitions else None
     deployed = safefs.read_project_file(root, "deploy/crds.yaml")
     if deployed != expected:

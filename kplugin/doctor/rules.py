@@ -117,6 +117,10 @@ RULES: tuple[Rule, ...] = (
          "resource: the scheduler never becomes ready",
          "add {{apiGroups: [{group}], resources: [{plural}], verbs: [get, list, watch]}} to config/rbac/rules.yaml, "
          "then kplugin refresh"),
+    Rule("rbac-api-ungenerated", "rbac", ERROR,
+         "a kind of the project's own API (kplugin.yaml apis) has no CRD in config/crd/ or no generated client: "
+         "the plugin does not build, or the scheduler waits for a resource the API server does not serve",
+         "make generate, then kplugin refresh"),
     Rule("rbac-crd-stale", "rbac", WARNING,
          "deploy/ and the chart install other CustomResourceDefinitions than the project's config/crd/ holds",
          "kplugin refresh (it writes config/crd/ into deploy/crds.yaml and the chart's crds/)"),

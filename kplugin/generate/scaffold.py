@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin import __version__
 from kplugin.core import digest, yamlio
-from kplugin.generate import chart, sections, stage, templating
+from kplugin.generate import apitemplates, chart, sections, stage, templating
 from kplugin.generate.argsinfo import SAMPLE_ARGS_DEFAULTS
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
-from kplugin.model import goapi, manifests, rbacrules, tools, versions
+from kplugin.model import apitypes, goapi, manifests, rbacrules, tools, versions
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
+from kplugin.model.crds import Definition
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
 from kplugin.model.schedconfig import SchedulerConfig
 from kplugin.model.spec import ExtensionPoint, PluginSpec, ProjectSpec
@@ -134,6 +135,22 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "_golangci_lint": _golangci_lint(),
         "code_generator": spec.target.facts.deepcopy_tool or version.staging_tag,
         "deepcopy_flags": str(spec.target.facts.deepcopy_flags),
+        "_codegen": _codegen(spec),
+    }
+
+
+def _codegen(spec: ProjectSpec) -> dict[str, Any]:
+    """make generate: the commands (kplugin add api runs the same, model.apitypes)."""
+    generation = apitypes.generation(
+        spec.module, spec.target.facts, [p.package for p in spec.plugins if p.args], spec.apis
+    )
+    versions = apitypes.tool_versions(spec.target.facts, spec.target.version.staging_tag)
+    return {
+        "cleaned": [str(p) for p in generation.cleaned],
+        "lines": generation.make_lines(),
+        "apis": bool(spec.apis),
+        "controller_tools": versions[apitypes.CONTROLLER_TOOLS],
+        "clients_generator": versions[apitypes.CLIENTS_GENERATOR],
     }
 
 
@@ -230,6 +247,7 @@ def project_metadata(
             }
             for p in spec.plugins
         ],
+        **({"apis": [a.as_dict() for a in spec.apis]} if spec.apis else {}),
         "generated": dict(sorted(generated.items())),
     }
 
@@ -238,6 +256,20 @@ def _rules(spec: ProjectSpec) -> list[dict[str, Any]]:
     """The ClusterRole's rules: kube-scheduler's of the target, then the project's own."""
     version = spec.target.version
     return rbacrules.merged(manifests.scheduler_rules(version.major, version.minor), spec.rules)
+
+
+def crd_paths(name: str) -> tuple[PurePosixPath, ...]:
+    """Where deploy/ and the chart of project ``name`` install its CRDs."""
+    return PurePosixPath("deploy/crds.yaml"), PurePosixPath(f"charts/{name}/crds/crds.yaml")
+
+
+def crd_files(name: str, definitions: Sequence[Definition]) -> dict[PurePosixPath, str]:
+    """The project's own kinds (config/crd/) as deploy/ and the chart install them, before
+    the scheduler reads them (helm installs crds/ first and never templates it)."""
+    if not definitions:
+        return {}
+    text = yamlio.dump_all(d.body for d in definitions)
+    return dict.fromkeys(crd_paths(name), text)
 
 
 def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]] | None = None) -> FilePlan:
@@ -255,6 +287,8 @@ def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, A
                 plan.add(path, content)
         if plugin.args:
             plan.add(f"config/args/{plugin.package}.yaml", args_file_text(plugin))
+    for path, content in apitemplates.group_files(spec).items():
+        plan.add(path, content)
     config = scheduler_config(spec, args)
     plan.add("deploy/scheduler-config.yaml", yamlio.dump(config.document()))
     plan.add(rbacrules.RULES_FILE, rbacrules.text(spec.rules))  # the user's, written once
@@ -264,10 +298,8 @@ def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, A
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
     for name, text in chart.chart_files(spec, config, _rules(spec)).items():
         plan.add(f"charts/{spec.name}/{name}", text)
-    if spec.crds:  # the project's own kinds (config/crd/): installed before the scheduler reads them
-        definitions = yamlio.dump_all(d.body for d in spec.crds)
-        plan.add("deploy/crds.yaml", definitions)
-        plan.add(f"charts/{spec.name}/crds/crds.yaml", definitions)  # helm installs crds/ first, never templated
+    for path, text in crd_files(spec.name, spec.crds).items():
+        plan.add(path, text)
     generated = {
         str(path): digest.sha256_hex(content) for path, content in plan.files.items() if is_managed(path, spec.template)
     }

@@ -39,6 +39,9 @@ class Changes:
 
     writes: Mapping[PurePosixPath, bytes] = field(default_factory=dict)
     deletes: list[PurePosixPath] = field(default_factory=list)
+    # files and directories tools write in the stage (code generators): every file there
+    # that is new, changed or gone is moved into place too
+    produced: tuple[PurePosixPath, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ def check_targets(dest: Destination, changes: Changes) -> None:
         return
     for path in sorted({*changes.writes, *_TOOL_EDITED, *changes.deletes}):
         safefs.check_writable_target(dest.root, path)
+    # what tools produce is known only in the stage: each file is checked at the commit
 
 
 @contextmanager
@@ -102,16 +106,45 @@ def staged(dest: Destination, changes: Changes, in_stage: Callable[[Path], objec
                     p.rmdir()
 
 
+def _files_under(root: Path, path: PurePosixPath) -> set[PurePosixPath]:
+    """``path`` if it is a regular file of ``root``, or the regular files in it (a
+    directory, never followed through a symlink)."""
+    top = root / path
+    mode = safefs.lstat_mode(top)
+    if mode is None or stat.S_ISLNK(mode):
+        return set()
+    if stat.S_ISREG(mode):
+        return {path}
+    found = set()
+    for directory, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if not (Path(directory) / d).is_symlink()]
+        for name in files:
+            full = Path(directory) / name
+            if full.is_file() and not full.is_symlink():
+                found.add(PurePosixPath(full.relative_to(root).as_posix()))
+    return found
+
+
+def _gone(dest: Destination, changes: Changes, stage: Path) -> set[PurePosixPath]:
+    """The produced files the stage no longer has: deleted by the commit."""
+    return {
+        path
+        for produced in changes.produced
+        for path in _files_under(dest.root, produced) - _files_under(stage, produced)
+    }
+
+
 def differences(dest: Destination, changes: Changes, stage: Path) -> list[PurePosixPath]:
     """The paths whose bytes in ``stage`` differ from the project's, and those deleted:
     what a commit of the stage changes."""
+    produced = {path for p in changes.produced for path in _files_under(stage, p)}
     changed = [
         path
-        for path in sorted({*changes.writes, *_TOOL_EDITED})
+        for path in sorted({*changes.writes, *_TOOL_EDITED, *produced})
         if (staged_bytes := safefs.read_project_file(stage, path)) is not None
         and staged_bytes != safefs.read_project_file(dest.root, path)
     ]
-    return sorted({*changed, *changes.deletes})
+    return sorted({*changed, *changes.deletes, *_gone(dest, changes, stage)})
 
 
 def commit(dest: Destination, changes: Changes, stage: Path) -> list[PurePosixPath]:
@@ -121,13 +154,17 @@ def commit(dest: Destination, changes: Changes, stage: Path) -> list[PurePosixPa
         return sorted({*changes.writes, *(p for p in _TOOL_EDITED if (dest.root / p).is_file())})
     check_targets(dest, changes)  # again, under the lock: the tree may have changed
     changed = differences(dest, changes, stage)
+    deleted = {*changes.deletes, *_gone(dest, changes, stage)}
+    for path in changed:
+        if path not in deleted:
+            safefs.check_writable_target(dest.root, path)
     with safefs.transaction(dest.root, stage / ".kplugin-backup") as tx:
         for path in changed:
-            if path in changes.deletes:
+            if path in deleted:
                 tx.delete(path)
             else:
                 tx.put(stage / path, path)
-    for path in changes.deletes:
+    for path in deleted:
         _remove_empty_parents(dest.root, path)
     return changed
 

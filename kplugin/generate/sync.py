@@ -57,10 +57,16 @@ class Sync:
     metadata: bytes = b""
     # go.mod as kplugin renders it for the spec: its replace block is what repin uses
     go_mod: bytes = b""
+    # what tools write in the stage besides go.mod and go.sum (kplugin add api's generators)
+    produced: tuple[PurePosixPath, ...] = ()
 
     def changes(self) -> stage.Changes:
         """What the stage engine writes: the files, kplugin.yaml, the deletions."""
-        return stage.Changes(writes={**self.writes, PurePosixPath(PROJECT_FILE): self.metadata}, deletes=self.deletes)
+        return stage.Changes(
+            writes={**self.writes, PurePosixPath(PROJECT_FILE): self.metadata},
+            deletes=self.deletes,
+            produced=self.produced,
+        )
 
     def conflict_message(self, action: str) -> str:
         first, others = self.conflicts[0], [str(c.path) for c in self.conflicts[1:]]

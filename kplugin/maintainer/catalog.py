@@ -69,6 +69,12 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
     # (1.30 and 1.31 pin a golang.org/x/tools that Go 1.26 refuses; 1.32's writes the same)
     "deepcopy_flags": [("1.28", "gengo", ""), ("1.30", "gengo-v2", "")],
     "deepcopy_tool": [("1.28", "", ""), ("1.30", "v0.32.13", ""), ("1.32", "", "")],
+    # client-gen, lister-gen and informer-gen (make generate of a project's own API types):
+    # 1.30's and 1.31's own do not build with today's Go (as above), and 1.32's write code
+    # that needs client-go 1.32 (rest.CodecFactoryForGeneratedClient; gentype from 1.31),
+    # so 1.30 and 1.31 run 1.29's, whose code builds against their client-go
+    "clients_tool": [("1.28", "", ""), ("1.30", "v0.29.15", ""), ("1.32", "", "")],
+    "clients_flags": [("1.28", "gengo", ""), ("1.32", "gengo-v2", "")],
     # QueueingHintFn returns (QueueingHint, error) with Queue/QueueSkip from 1.29; 1.28's
     # returns the hint only, with QueueAfterBackoff/QueueImmediately (framework/types.go)
     "hint_error": [

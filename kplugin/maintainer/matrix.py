@@ -1,10 +1,11 @@
 """Generate, build, vet and test a project for every supported Kubernetes minor.
 
-    python -m kplugin.maintainer.matrix [--minors 1.28,1.33] [--api layer|native] [--keep DIR]
+    python -m kplugin.maintainer.matrix [--minors 1.28,1.33] [--api layer|native] [--with-api] [--keep DIR]
 
-Each minor gets a project with every extension point, at the catalog's newest patch;
-the table lists minor, patch, API mode, build, vet, test and wall time. Uses Go's
-shared caches.
+Each minor gets a project with every extension point, at the catalog's newest patch
+(--with-api: and a kind of its own API, added with kplugin add api and its code
+generators); the table lists minor, patch, API mode, build, vet, test and wall time.
+Uses Go's shared caches.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import time
 from pathlib import Path
 
 from kplugin.core import golang
-from kplugin.generate import scaffold
-from kplugin.model import versions
+from kplugin.generate import addapi, scaffold
+from kplugin.model import apitypes, versions
+from kplugin.model.project import load
 from kplugin.model.spec import ExtensionPoint, ProjectSpec
 
 ALL_POINTS = ",".join(ExtensionPoint)
@@ -34,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minors", help="comma-separated minors (default: every supported one)")
     parser.add_argument("--keep", type=Path, help="generate into this directory and keep the projects")
     parser.add_argument("--api", default="layer", choices=["layer", "native"], help="API mode (default layer)")
+    parser.add_argument("--with-api", action="store_true", help="add a kind of the project's own API (add api)")
     args = parser.parse_args(argv)
     minors = args.minors.split(",") if args.minors else [r.key for r in versions.supported_releases()]
     parent = args.keep or Path(tempfile.mkdtemp(prefix="kplugin-matrix-"))
@@ -48,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             scaffold.new_project(spec, parent / name, force=True, tidy=golang.mod_tidy)
             project = parent / name
+            if args.with_api:
+                kind = apitypes.create("Quota", "quota.example.com", "v1alpha1")
+                addapi.add_api(load(project), kind)
             for label, cmd in [
                 ("build", ["go", "build", "./..."]),
                 ("vet", ["go", "vet", "./..."]),
@@ -65,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             (
                 minor,
                 str(target.version),
-                args.api,
+                args.api + (" + api" if args.with_api else ""),
                 results.get("build", "-"),
                 results.get("vet", "-"),
                 results.get("test", "-"),

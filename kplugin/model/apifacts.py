@@ -87,6 +87,10 @@ class ApiFacts(NamedTuple):
     pod_requests: PodRequests
     deepcopy_flags: DeepcopyFlags
     deepcopy_tool: str
+    # the code-generator that writes a project's clientset, listers and informers ("": the
+    # minor's own), and its flags
+    clients_tool: str
+    clients_flags: DeepcopyFlags
     # QueueingHintFn returns (QueueingHint, error) and the hints are Queue/QueueSkip (1.29
     # on); 1.28's returns a QueueingHint only, with QueueAfterBackoff/QueueImmediately
     hint_error: bool

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import crds, rbacrules
+from kplugin.model import apitypes, crds, rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
@@ -52,12 +52,19 @@ class Project(NamedTuple):
     fork: bool = False
     # where the fork is, as this run's --template gives it (kplugin.cli.options.load_project)
     template: Path | None = None
+    # the project's own API types (kplugin add api)
+    apis: tuple[apitypes.ApiType, ...] = ()
 
     @property
     def version(self) -> KubeVersion:
         return self.target.version
 
-    def spec(self, target: Target | None = None, plugins: tuple[PluginSpec, ...] | None = None) -> ProjectSpec:
+    def spec(
+        self,
+        target: Target | None = None,
+        plugins: tuple[PluginSpec, ...] | None = None,
+        apis: tuple[apitypes.ApiType, ...] | None = None,
+    ) -> ProjectSpec:
         """The spec this project was generated from, optionally for another target or
         with other plugins. The image's tag follows the version where it names it, as the
         default's does (see retag_image). Every rendering of the project template starts
@@ -82,11 +89,24 @@ class Project(NamedTuple):
             template=self.template,
             rules=rbacrules.load(self.root),
             crds=tuple(crds.load(self.root)),
+            apis=self.apis if apis is None else apis,
         )
 
 
 # The keys kplugin.yaml may hold.
-_KEYS = {"kplugin", "name", "module", "kubernetes", "api", "template", "schedulerName", "image", "plugins", "generated"}
+_KEYS = {
+    "kplugin",
+    "name",
+    "module",
+    "kubernetes",
+    "api",
+    "template",
+    "schedulerName",
+    "image",
+    "plugins",
+    "apis",
+    "generated",
+}
 _PLUGIN_KEYS = {"name", "package", "extensionPoints", "args", "argsSha256"}
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
 _VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,2}([-+][0-9A-Za-z.-]{1,40})?", re.ASCII)
@@ -208,4 +228,5 @@ def parse(root: Path, raw: Any) -> Project:
         api=api,
         generated=generated,
         fork="template" in raw,
+        apis=apitypes.parse(raw.get("apis"), where("apis")),
     )

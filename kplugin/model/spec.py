@@ -9,6 +9,7 @@ from pathlib import Path
 from kplugin.core import names
 from kplugin.core.errors import Setting, UsageError
 from kplugin.model import points
+from kplugin.model.apitypes import ApiType
 from kplugin.model.crds import Definition
 from kplugin.model.goapi import API_MODES, LAYER, ApiMode
 from kplugin.model.points import ExtensionPoint as ExtensionPoint
@@ -276,6 +277,8 @@ class ProjectSpec:
     rules: tuple[PolicyRule, ...] = ()
     # the project's CustomResourceDefinitions (config/crd/), which deploy/ and the chart install
     crds: tuple[Definition, ...] = ()
+    # the project's own API types (kplugin add api): apis/<group>/<version>/
+    apis: tuple[ApiType, ...] = ()
 
     @property
     def image_ref(self) -> str:

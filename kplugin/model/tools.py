@@ -36,4 +36,13 @@ ACTIONLINT = GoTool(
     "actionlint", "github.com/rhysd/actionlint", "github.com/rhysd/actionlint/cmd/actionlint", "v1.7.12"
 )
 
+# controller-gen writes the CRDs of a project's own API types (make generate): one version
+# for every Kubernetes minor, as it reads the types' source and markers only
+CONTROLLER_GEN = GoTool(
+    "controller-gen",
+    "sigs.k8s.io/controller-tools",
+    "sigs.k8s.io/controller-tools/cmd/controller-gen",
+    "v0.23.0",
+)
+
 TOOLS = {tool.name: tool for tool in (GOLANGCI_LINT, HELM, ACTIONLINT)}

@@ -51,7 +51,7 @@ def _not_a_message(node: ast.Constant, parents: dict[int, ast.AST]) -> bool:
     parent = parents[id(node)]
     if isinstance(parent, ast.JoinedStr):
         parent = parents[id(parent)]
-    if isinstance(parent, ast.List):
+    if isinstance(parent, (ast.List, ast.Tuple)):  # a tuple of arguments too (model.apitypes)
         return True
     if isinstance(parent, ast.keyword) and parent.arg == "what":
         return True

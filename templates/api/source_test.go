@@ -1,0 +1,111 @@
+<% set K = a.kind %>
+<% set k = a.kind[0] | lower ~ a.kind[1:] %>
+<% set errs = not native or S.hint_error %>
+package [[ c.package ]]
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	[[ a.alias ]] "[[ c.module ]]/apis/[[ a.short ]]/[[ a.version ]]"
+	"[[ c.module ]]/internal/fw"
+	[[ a.alias ]]listers "[[ c.module ]]/pkg/generated/listers/[[ a.short ]]/[[ a.version ]]"
+)
+
+func test[[ K ]](name string, selector map[string]string) *[[ a.alias ]].[[ K ]] {
+	obj := &[[ a.alias ]].[[ K ]]{ObjectMeta: metav1.ObjectMeta{Name: name<% if a.namespaced %>, Namespace: "team-a"<% endif %>}}
+	if selector != nil {
+		obj.Spec.Selector = &metav1.LabelSelector{MatchLabels: selector}
+	}
+	return obj
+}
+
+func test[[ K ]]Pod(namespace string) *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: namespace, Labels: map[string]string{"team": "a"}}}
+}
+
+func Test[[ K ]]SourceFindsTheObjectsThatSelectAPod(t *testing.T) {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, obj := range []*[[ a.alias ]].[[ K ]]{test[[ K ]]("all", nil), test[[ K ]]("team-a", map[string]string{"team": "a"}), test[[ K ]]("team-b", map[string]string{"team": "b"})} {
+		if err := indexer.Add(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	source := &[[ k ]]Source{lister: [[ a.alias ]]listers.New[[ K ]]Lister(indexer), synced: func() bool { return true }}
+	found, err := source.forPod(test[[ K ]]Pod("team-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, obj := range found {
+		names = append(names, obj.Name)
+	}
+	if strings.Join(names, ",") != "all,team-a" {
+		t.Errorf("forPod found %v, want [all team-a]", names)
+	}
+<% if a.namespaced %>
+	if found, err := source.forPod(test[[ K ]]Pod("team-b")); err != nil || len(found) != 0 {
+		t.Errorf("forPod of a pod in another namespace: %v, %v; want none", found, err)
+	}
+<% endif %>
+}
+
+func Test[[ K ]]SourceIsNotReadBeforeItsInformerSynced(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// an API server that is not there: the informer starts, and keeps trying to list
+	source, err := new[[ K ]]Source(ctx, &rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := source.forPod(test[[ K ]]Pod("team-a")); err == nil || !strings.Contains(err.Error(), "not read yet") {
+		t.Errorf("forPod before the informer synced: %v, want an error", err)
+	}
+}
+
+func Test[[ K ]]EventsRetryThePodsAnObjectSelects(t *testing.T) {
+	events := [[ k ]]Events()
+	if len(events) != 1 || string(events[0].Event.Resource) != "[[ a.event_resource ]]" {
+		t.Fatalf("events: %+v, want one of [[ a.event_resource ]]", events)
+	}
+	// the scheduler's informer of a custom kind is dynamic: its events carry unstructured objects
+	asEvent := func(obj *[[ a.alias ]].[[ K ]]) interface{} {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &unstructured.Unstructured{Object: content}
+	}
+	pod := test[[ K ]]Pod("team-a")
+	for _, tc := range []struct {
+		name string
+		obj  interface{}
+		want [[ T.QueueingHint ]]
+	}{
+		{"selects the pod", asEvent(test[[ K ]]("a", map[string]string{"team": "a"})), [[ T.Queue ]]},
+		{"selects other pods", asEvent(test[[ K ]]("b", map[string]string{"team": "b"})), [[ T.QueueSkip ]]},
+		{"typed", test[[ K ]]("c", nil), [[ T.Queue ]]},
+	} {
+<% if errs %>
+		got, err := events[0].QueueingHintFn(klog.Background(), pod, nil, tc.obj)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: hint %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+<% else %>
+		if got := events[0].QueueingHintFn(klog.Background(), pod, nil, tc.obj); got != tc.want {
+			t.Errorf("%s: hint %v; want %v", tc.name, got, tc.want)
+		}
+<% endif %>
+	}
+}
