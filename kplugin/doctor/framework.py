@@ -166,7 +166,7 @@ def _informers_unread(ctx: Context) -> Iterator[Problem]:
     for plugin in ctx.project.plugins:
         for path, text in _plugin_sources(ctx, plugin):
             for line, group, plural in custom_resources(text):
-                reads = rbacrules.PolicyRule((group,), (plural,), ("list", "watch"))
+                reads = rbacrules.watches(group, plural)
                 if rbacrules.missing((reads,), granted):
                     yield Problem(
                         "rbac-informer-unread",

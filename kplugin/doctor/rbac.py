@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kplugin.core import safefs, yamlio
+from kplugin.core import safefs
 from kplugin.core.errors import UsageError
 from kplugin.doctor.context import Context, line_of
 from kplugin.doctor.rules import Problem
@@ -154,7 +154,7 @@ def _crds(ctx: Context) -> Iterator[Problem]:
         return
     for definition in definitions:
         for info in kinds.from_crd(definition.body)[:1]:  # one plural and group for all its versions
-            reads = rbacrules.PolicyRule((info.group,), (info.plural,), ("list", "watch"))
+            reads = rbacrules.watches(info.group, info.plural)
             if rbacrules.missing((reads,), granted):
                 yield Problem(
                     "rbac-crd-unread",
@@ -176,7 +176,8 @@ def _crds(ctx: Context) -> Iterator[Problem]:
         )
         if missing:
             yield Problem("rbac-api-ungenerated", root / api.directory, None, f"{api.kind}: {missing}")
-    expected = yamlio.dump_all(d.body for d in definitions).encode() if definitions else None
+    manifest = crds.manifest(definitions)
+    expected = manifest.encode() if manifest is not None else None
     deployed = safefs.read_project_file(root, "deploy/crds.yaml")
     if deployed != expected:
         what = (

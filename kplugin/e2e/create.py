@@ -16,7 +16,7 @@ from kplugin.core.errors import OperationError
 from kplugin.e2e import entries
 from kplugin.e2e.scenario import Scenario
 from kplugin.e2e.session import CreationTotals, Feedback, ReplayProfile
-from kplugin.e2e.state import NAMESPACE, KubeObject, Node, Pod
+from kplugin.e2e.state import KubeObject, Node, Pod
 from kplugin.kube import bulk, discovery, kinds
 from kplugin.kube.apiclient import MERGE_PATCH
 from kplugin.kube.cluster import KWOK_ANNOTATIONS, Cluster
@@ -82,13 +82,12 @@ def resolve_kinds(scenario: Scenario, resolver: discovery.Resolver) -> Scenario:
                 f"{obj.origin}: {obj.info.api_version} {obj.info.kind} is not served by {resolver.client.endpoint.name}"
                 ": add its CustomResourceDefinition to config/crd/ or to the scenario's objects"
             )
-        if info.namespaced and obj.namespace is None:
-            return replace(obj, info=info, namespace=NAMESPACE)
-        if not info.namespaced and obj.namespace is not None:
+        scoped = obj.scoped(info)
+        if scoped is None:
             raise OperationError(
                 f"{obj.origin}.metadata.namespace: {info.kind} is cluster-scoped; remove the namespace"
             )
-        return replace(obj, info=info)
+        return scoped
 
     steps = tuple(replace(s, obj=resolved(s.obj)) if s.obj is not None else s for s in scenario.steps)
     return replace(scenario, objects=tuple(resolved(o) for o in scenario.objects), steps=steps)

@@ -238,12 +238,10 @@ class _ScenarioReader(Reader):
                     f"{group} here (they serve {', '.join(offered)})",
                 )
             return obj  # the API server's discovery says, when the replay creates it
-        namespace = obj.namespace
-        if info.namespaced and namespace is None:
-            namespace = NAMESPACE
-        elif not info.namespaced and namespace is not None:
+        scoped = obj.scoped(info)
+        if scoped is None:
             raise self.fail(f"{obj.origin}.metadata.namespace", f"{info.kind} is cluster-scoped (its CRD says so)")
-        return replace(obj, info=info, namespace=namespace)
+        return scoped
 
     def settle_all(self) -> None:
         crds = [o for o in self.objects if o.info is kinds.CRD]

@@ -4,7 +4,7 @@ it (``manifest``); the names every part of e2e uses for where a pod ended."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kplugin.kube import kinds
@@ -176,3 +176,11 @@ class KubeObject:
     body: dict[str, Any]
     status: dict[str, Any] | None = None
     origin: str = field(default="", compare=False)  # where the scenario has it, for messages
+
+    def scoped(self, info: kinds.KindInfo) -> KubeObject | None:
+        """The object as a kind of ``info``'s scope (a namespaced one without a namespace
+        goes to default, as kubectl's would); None when ``info`` is cluster-scoped and the
+        object names a namespace."""
+        if info.namespaced:
+            return replace(self, info=info, namespace=self.namespace or NAMESPACE)
+        return replace(self, info=info) if self.namespace is None else None

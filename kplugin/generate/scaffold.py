@@ -15,7 +15,7 @@ from kplugin.generate import apitemplates, chart, sections, stage, templating
 from kplugin.generate.argsinfo import SAMPLE_ARGS_DEFAULTS
 from kplugin.generate.plan import Change, FilePlan
 from kplugin.generate.templating import render_tree
-from kplugin.model import apitypes, goapi, manifests, rbacrules, tools, versions
+from kplugin.model import apitypes, crds, goapi, manifests, rbacrules, tools, versions
 from kplugin.model.buildfacts import BINARY_IN_IMAGE, DEFAULT_BASE_IMAGE, NONROOT_USER, VERSION_ORDER, BuildFacts
 from kplugin.model.crds import Definition
 from kplugin.model.project import EDITED_FILES, PROJECT_FILE
@@ -266,10 +266,8 @@ def crd_paths(name: str) -> tuple[PurePosixPath, ...]:
 def crd_files(name: str, definitions: Sequence[Definition]) -> dict[PurePosixPath, str]:
     """The project's own kinds (config/crd/) as deploy/ and the chart install them, before
     the scheduler reads them (helm installs crds/ first and never templates it)."""
-    if not definitions:
-        return {}
-    text = yamlio.dump_all(d.body for d in definitions)
-    return dict.fromkeys(crd_paths(name), text)
+    text = crds.manifest(definitions)
+    return {} if text is None else dict.fromkeys(crd_paths(name), text)
 
 
 def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, Any]] | None = None) -> FilePlan:

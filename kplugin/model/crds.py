@@ -7,6 +7,7 @@ name order, so the same directory always gives the same list."""
 from __future__ import annotations
 
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -75,3 +76,9 @@ def load(root: Path) -> list[Definition]:
                 raise UsageError(f"{where}: document {index + 1} has no metadata.name")
             definitions.append(definition)
     return definitions
+
+
+def manifest(definitions: Sequence[Definition]) -> str | None:
+    """The CRDs as one multi-document YAML, as deploy/crds.yaml and the chart's crds/
+    install them; None when there are none (no file)."""
+    return yamlio.dump_all(d.body for d in definitions) if definitions else None

@@ -113,6 +113,11 @@ def _strings(value: Any, where: str, pattern: re.Pattern[str] | None, what: str)
     return tuple(dict.fromkeys(value))
 
 
+def watches(group: str, plural: str) -> PolicyRule:
+    """What an informer of a resource needs: list and watch."""
+    return PolicyRule((group,), (plural,), ("list", "watch"))
+
+
 def merged(base: list[dict[str, Any]], extra: tuple[PolicyRule, ...]) -> list[dict[str, Any]]:
     """kube-scheduler's rules, then the project's (each once)."""
     rules = list(base)
