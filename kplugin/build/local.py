@@ -14,11 +14,12 @@ from kplugin.model.buildfacts import BuildFacts
 from kplugin.model.project import Project
 
 
-def local_go_version() -> tuple[int, int, str]:
-    """The machine's Go: (major, minor, go1.X.Y)."""
+def local_go_version(env: dict[str, str] | None = None) -> tuple[int, int, str]:
+    """The Go that builds: (major, minor, go1.X.Y), the machine's or the toolchain ``env``
+    selects."""
     if proc.which("go") is None:
         raise OperationError(f"Go is not on PATH; install Go or use {Setting.BUILDER} docker")
-    text = proc.run(["go", "env", "GOVERSION"], what="go env").strip()
+    text = proc.run(["go", "env", "GOVERSION"], what="go env", env=env).strip()
     match = re.match(r"go(\d+)\.(\d+)", text)
     if not match:
         raise OperationError(f"cannot read the local Go version from {text!r}")
@@ -41,7 +42,8 @@ class LocalBuilder:
         self, request: BuildRequest, platforms: tuple[Platform, ...], result: BuildResult, progress: Progress
     ) -> None:
         project = request.project
-        major, minor, text = local_go_version()
+        toolchain = golang.toolchain_env(project.root)
+        major, minor, text = local_go_version(toolchain)
         need = required_go_version(project)
         if (major, minor) < need:
             raise OperationError(
@@ -55,7 +57,7 @@ class LocalBuilder:
             out_dir.mkdir(parents=True, exist_ok=True)
             binary = out_dir / "kube-scheduler"
             progress(f"go build ./cmd/scheduler for {plat} ({text})")
-            env = {"CGO_ENABLED": "0", "GOOS": plat.os, "GOARCH": plat.arch}
+            env = {"CGO_ENABLED": "0", "GOOS": plat.os, "GOARCH": plat.arch, **toolchain}
             cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(binary), "./cmd/scheduler"]
             try:
                 output = proc.run(cmd, cwd=project.root, env=env, what="go build")

@@ -44,7 +44,11 @@ def root(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
 ) -> None:
     """Scaffold, configure, build and test out-of-tree Kubernetes scheduler plugins."""
+    from kplugin.cli.console import note
+    from kplugin.core import golang
+
     state.debug = state.debug or debug
+    golang.announce = note  # "using go1.27.3 (GOTOOLCHAIN)": one line, when a version needs a newer Go
 
 
 # Command modules register themselves on import; only the invoked one is imported

@@ -45,6 +45,9 @@ def _row(r: "MinorRelease") -> dict[str, Any]:
     return {
         "minor": r.key,
         "newest_patch": str(r.newest),
+        # a minor without a release yet: its newest pre-release, pinned only explicitly
+        "prerelease": not r.released,
+        "toolchain": r.toolchain,
         "go_directive": r.go_directive,
         "go_version": r.go_version,
         "config_api_versions": list(r.config_api_versions),
@@ -65,8 +68,10 @@ def _grid(rows: list[dict[str, Any]], all_: bool) -> "Grid":
     (plugin API changes, the early patches' QueueingHints) as detail lines."""
     from kplugin.cli.console import Column, Grid
 
-    names = ["minor", "newest", "Go", "go.mod", "config APIs", "staging"]
-    names += ["supported"] if all_ else []
+    # the staging modules' count only with --all: an 80-column log holds the rest beside
+    # a pre-release's longer version
+    names = ["minor", "newest", "Go", "go.mod", "config APIs"]
+    names += ["staging", "supported"] if all_ else []
     columns = [Column(n, right=n == "staging") for n in names]
     columns += [Column("QueueingHints"), Column("SignPod"), Column("note", detail=True)]
     columns += [Column("plugin API changes", detail=True)]
@@ -74,13 +79,24 @@ def _grid(rows: list[dict[str, Any]], all_: bool) -> "Grid":
     for row in rows:
         early = row["queueing_hints_early_patches"]
         values = [row["minor"], row["newest_patch"], row["go_version"], row["go_directive"]]
-        values += [", ".join(row["config_api_versions"]), str(row["staging_modules"])]
-        values += ["yes" if row["supported"] else "not yet"] if all_ else []
+        values += [", ".join(row["config_api_versions"])]
+        values += [str(row["staging_modules"]), "yes" if row["supported"] else "not yet"] if all_ else []
         values += [row["queueing_hints"], "yes" if row["sign_pod"] else "-"]
         values += [f"QueueingHints on by default in {early}" if early else ""]
         values += ["; ".join(row["api_changes"]) or "-"]
         table.append(tuple(values))
     legend = tuple(f"QueueingHints {fact}: {text}" for fact, text in HINTS.items())
+    early = [row for row in rows if row["prerelease"]]
+    legend += tuple(
+        f"{row['newest_patch']} is a pre-release: --k8s {row['minor']} waits for its release; pin "
+        f"--k8s {row['newest_patch']} to use it"
+        + (
+            f" (it needs Go {row['go_directive']}: kplugin selects {row['toolchain']} on an older Go)"
+            if row["toolchain"]
+            else ""
+        )
+        for row in early
+    )
     return Grid("Kubernetes versions kplugin generates for", tuple(columns), tuple(table), legend)
 
 

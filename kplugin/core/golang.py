@@ -1,8 +1,11 @@
-"""The Go steps kplugin runs on a project."""
+"""The Go steps kplugin runs on a project, with the Go each one needs."""
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from kplugin.core import proc
@@ -26,6 +29,65 @@ def compile_failure(err: ToolError) -> OperationError:
     return OperationError(f"{err.summary}", details=err.tail.splitlines()[-10:])
 
 
+def _silent(_: str) -> None:
+    return None
+
+
+# Where kplugin says that it runs another Go than the machine's (one line; the CLI prints it).
+announce: Callable[[str], None] = _silent
+_GO_LINE = re.compile(r"^go (\d+\.\d+(?:\.\d+)?)\s*$", re.M)
+_TOOLCHAIN_LINE = re.compile(r"^toolchain (go\d+\.\d+(?:\.\d+)?)\s*$", re.M)
+_NEEDS_GO = re.compile(
+    r"requires go >= (?P<needed>[\d.]+) \(running go (?P<running>[\d.]+); GOTOOLCHAIN=(?P<mode>\w+)\)"
+)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
+
+
+@functools.cache
+def local_go() -> str | None:
+    """The machine's own Go ("1.26.8"), never a toolchain it would switch to; None when
+    the go on PATH does not say (then kplugin leaves the choice to it)."""
+    try:
+        text = proc.run(["go", "env", "GOVERSION"], what="go env", env={"GOTOOLCHAIN": "local"}).strip()
+    except OperationError:
+        return None
+    match = re.fullmatch(r"go(\d+\.\d+(?:\.\d+)?)(?:\S*)", text.split()[0] if text else "")
+    return match[1] if match else None
+
+
+def toolchain_env(module_dir: Path) -> dict[str, str]:
+    """The environment go commands in ``module_dir`` need: GOTOOLCHAIN set to the
+    toolchain its go.mod names when the machine's Go is older than its go directive (the
+    go command fetches it from the module proxy, once), nothing otherwise. A GOTOOLCHAIN
+    the user set is left as it is. A module that needs a newer Go and names no toolchain
+    is an OperationError naming the Go it needs."""
+    try:
+        text = (module_dir / "go.mod").read_text(errors="replace")
+    except OSError:
+        return {}
+    directive, named = _GO_LINE.search(text), _TOOLCHAIN_LINE.search(text)
+    if directive is None or "GOTOOLCHAIN" in os.environ or proc.which("go") is None:
+        return {}
+    local = local_go()
+    if local is None or _version_key(local) >= _version_key(directive[1]):
+        return {}
+    if named is None:
+        raise OperationError(
+            f"{module_dir / 'go.mod'} needs Go {directive[1]} and this machine has Go {local}; install Go "
+            f"{directive[1]} or newer (or add a toolchain line, as kplugin writes it, and let the go command fetch it)"
+        )
+    _announce_once(named[1], directive[1], local)
+    return {"GOTOOLCHAIN": named[1]}
+
+
+@functools.cache
+def _announce_once(toolchain: str, needed: str, local: str) -> None:
+    announce(f"Go {needed} needed, this machine has {local}: using {toolchain} (GOTOOLCHAIN; fetched once)")
+
+
 def mod_tidy(project: Path) -> list[str]:
     """Run ``go mod tidy`` (writes go.sum; downloads modules). Returns notices."""
     if proc.which("go") is None:
@@ -34,7 +96,8 @@ def mod_tidy(project: Path) -> list[str]:
             f"install Go and run 'go mod tidy' in {project.name}"
         ]
     try:
-        proc.run(["go", "mod", "tidy"], cwd=project, what="go mod tidy", env={"GOFLAGS": "-mod=mod"})
+        env = {"GOFLAGS": "-mod=mod", **toolchain_env(project)}
+        proc.run(["go", "mod", "tidy"], cwd=project, what="go mod tidy", env=env)
     except ToolError as err:
         raise OperationError(explain_go_failure(err)) from err
     return []
@@ -43,6 +106,13 @@ def mod_tidy(project: Path) -> list[str]:
 def explain_go_failure(err: ToolError) -> str:
     """One line for a failed go command: a missing module version named, else go's last line."""
     output = err.output or ""
+    needs = _NEEDS_GO.search(output)
+    if needs:
+        return (
+            f"{err.summary}: Go {needs['needed']} is needed and this machine runs {needs['running']} with "
+            f"GOTOOLCHAIN={needs['mode']}; unset GOTOOLCHAIN (kplugin then selects the toolchain go.mod names) "
+            f"or install Go {needs['needed']}"
+        )
     missing = _MISSING_VERSION.search(output)
     if missing:
         module, version = missing["module"], missing["version"]

@@ -37,6 +37,20 @@ API_CHANGES: tuple[tuple[str, str, str, str], ...] = (
     (r"\bframework\.WaitingPod\b", "1.35", "api-removed",
      f"it moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
     (r"\b(?:framework|fwk)\.(?:MaxNodeScore|MinNodeScore)\b", "1.36", "api-deprecated", "use MaxScore and MinScore"),
+    # 1.38 (read in k8s.io/kube-scheduler v0.38.0-beta.0 framework/ and k8s.io/kubernetes
+    # v1.38.0-beta.0 pkg/scheduler, pkg/features, diffed against 1.37.2)
+    (r"\bNominatedPodsForNode\(\s*(?!logger\b|klog\.)", "1.38", "api-removed",
+     "NominatedPodsForNode takes the logger first from 1.38: NominatedPodsForNode(logger, nodeName)"),
+    (r"\bGetPodGroupSchedulingCycle\(", "1.38", "api-removed", "it is GetPodGroupCycleState from 1.38"),
+    (r"\bGetUnscheduledPods\(", "1.38", "api-removed", "it is GetAllUnscheduledPods from 1.38"),
+    (r"\bfwk\.MustParseEntityKey\b", "1.38", "api-removed", "PodGroupInfo.GetKey returns an EntityKey from 1.38"),
+    (r"\bframework\.(?:PlacementFeasiblePlugin|PlacementProgress)\b", "1.38", "api-removed",
+     "it moved to k8s.io/kube-scheduler/framework (fwk) in 1.38"),
+    (r"\bfeatures\.(?:PodGroupPreemptionPolicy|DynamicResourceAllocation|InPlacePodVerticalScaling|"
+     r"MatchLabelKeysInPodAffinity|PodSchedulingReadiness)\b", "1.38", "api-removed",
+     "the feature gate is gone from 1.38 (GA and locked, or removed): drop the check"),
+    (r"\bEnable(?:DynamicResourceAllocation|InPlacePodVerticalScaling|PodGroupPreemptionPolicy)\b", "1.38",
+     "api-removed", "feature.Features has no such field from 1.38: the feature is always on"),
 )  # fmt: skip
 
 # The framework's packages, which layer code reaches only through internal/fw.

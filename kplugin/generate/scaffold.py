@@ -115,6 +115,8 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "k8s_tag": version.tag,
         "staging_tag": version.staging_tag,
         "go_directive": release.go_directive,
+        "toolchain": release.toolchain,
+        "godebug": release.godebug,
         "go_image": f"golang:{release.go_image_tag}",
         "image": spec.image_ref,
         "_data": {
@@ -178,7 +180,7 @@ def _ci_builds(spec: ProjectSpec) -> list[dict[str, str]]:
     one version's own API (--api native) build at that version only, so none."""
     if spec.api == goapi.NATIVE:
         return []
-    releases = versions.supported_releases()
+    releases = [r for r in versions.supported_releases() if r.released]  # a pre-release changes until its release
     ends = releases[:1] + releases[1:][-1:]
     return [{"k8s": r.key, "go": r.go_version} for r in ends]
 

@@ -220,6 +220,12 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
         if require.get("Indirect") or path.startswith(("k8s.io/", "sigs.k8s.io/")):
             edits.append(f"-droprequire={path}")
     edits.append(f"-require=k8s.io/kubernetes@{new.version.tag}")
+    # the Go the new version needs: its toolchain line and godebug, or none
+    edits.append(f"-toolchain={new.release.toolchain or 'none'}")
+    if old.release.godebug and old.release.godebug != new.release.godebug:
+        edits.append(f"-dropgodebug={old.release.godebug.split('=')[0]}")
+    if new.release.godebug:
+        edits.append(f"-godebug={new.release.godebug}")
     if not kept_block:  # the user rewrote the block: re-pin replace by replace
         staging = set(old.release.staging_modules) | set(new.release.staging_modules)
         for replace in current.get("Replace") or []:
@@ -233,7 +239,7 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
 def _go(module_dir: Path, what: str, *args: str) -> str:
     """A go command in the module; a failure is one line with go's own last line."""
     try:
-        return proc.run(["go", *args], cwd=module_dir, what=what)
+        return proc.run(["go", *args], cwd=module_dir, what=what, env=golang.toolchain_env(module_dir))
     except ToolError as err:
         raise OperationError(golang.explain_go_failure(err)) from err
 

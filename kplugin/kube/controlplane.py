@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from kplugin.core import cache, proc, yamlio
+from kplugin.core import cache, golang, proc, yamlio
 from kplugin.core.errors import OperationError
 from kplugin.core.progress import Progress
 from kplugin.kube.apiclient import Client, Endpoint
@@ -90,7 +90,7 @@ def _build_apiserver(project: Project, binary: Path, progress: Progress) -> None
         proc.run(
             [*cmd, "k8s.io/kubernetes/cmd/kube-apiserver"],
             cwd=project.root,
-            env={"CGO_ENABLED": "0", "GOFLAGS": ""},
+            env={"CGO_ENABLED": "0", "GOFLAGS": "", **golang.toolchain_env(project.root)},
             what=f"go build kube-apiserver {version}",
         )
         staged = binary.with_name(f".{binary.name}.{os.getpid()}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -101,7 +102,7 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
 }
 # Minors whose sources the facts above were checked against; a newer minor the proxy
 # serves is catalogued as data only (no templates) until someone checks it.
-VERIFIED = ("1.28", "1.37")
+VERIFIED = ("1.28", "1.38")
 
 
 def _key(minor: str) -> tuple[int, int]:
@@ -123,8 +124,19 @@ def shape(minor: str) -> dict[str, Any]:
     return result
 
 
+# Pre-releases probed for a minor without a release (the proxy's version list is partial).
+PRE_STAGES = ("alpha", "beta", "rc")
+# The Go every released minor kplugin supports builds with: a minor whose go directive is
+# newer gets a `toolchain` line (the Go Kubernetes builds it with) in generated go.mod
+# files, which kplugin selects through GOTOOLCHAIN on a machine with an older Go.
+GO_BASELINE = (1, 26)
+# GOTOOLCHAIN for the go commands this script runs for a minor that needs a newer Go
+_toolchain_env: dict[str, str] = {}
+
+
 def go_json(*args: str) -> dict[str, Any] | None:
-    proc = subprocess.run(["go", *args], capture_output=True, text=True, check=False)
+    env = {**os.environ, **_toolchain_env}
+    proc = subprocess.run(["go", *args], capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         return None
     result: dict[str, Any] = json.loads(proc.stdout)
@@ -169,24 +181,40 @@ PROBE_IMPORTS = (
 )
 
 
-def tidy_problem(minor: str, patch: int, staging: list[str]) -> str | None:
+def newest_prerelease(minor: str) -> str | None:
+    """The newest pre-release of the minor's .0 the proxy serves ("beta.0"), if any."""
+    probes = [f"{stage}.{n}" for stage in PRE_STAGES for n in range(4)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        served = list(pool.map(lambda p: module_info("k8s.io/kubernetes", f"v{minor}.0-{p}") is not None, probes))
+    found = [p for p, ok in zip(probes, served, strict=True) if ok]
+    return found[-1] if found else None
+
+
+def _go_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:2])
+
+
+def tidy_problem(minor: str, patch: int, staging: list[str], pre: str = "", directive: str = "1.20") -> str | None:
     """None when ``go mod tidy`` succeeds for a module importing what a generated project
     imports, at this patch with its staging modules replaced; else go's last line. The
     proxy here serves only part of some releases (a zip answering 403): whether that
     matters depends on whether the module's packages are compiled, which tidy knows."""
     import tempfile
 
-    tag = f"v0.{minor.split('.')[1]}.{patch}"
+    suffix = f"-{pre}" if pre else ""
+    tag = f"v0.{minor.split('.')[1]}.{patch}{suffix}"
     imports = [*PROBE_IMPORTS, str(shape(minor)["testing_import"])]
     replaces = "".join(f"\t{m} => {m} {tag}\n" for m in staging)
     with tempfile.TemporaryDirectory(prefix="kplugin-catalog-") as tmp:
         Path(tmp, "go.mod").write_text(
-            f"module probe\n\ngo 1.20\n\nrequire k8s.io/kubernetes v{minor}.{patch}\n\nreplace (\n{replaces})\n"
+            f"module probe\n\ngo {directive}\n\nrequire k8s.io/kubernetes v{minor}.{patch}{suffix}\n\n"
+            f"replace (\n{replaces})\n"
         )
         Path(tmp, "probe.go").write_text(
             "package probe\n\nimport (\n" + "".join(f'\t_ "{i}"\n' for i in imports) + ")\n"
         )
-        proc = subprocess.run(["go", "mod", "tidy"], cwd=tmp, capture_output=True, text=True, check=False)
+        env = {**os.environ, **_toolchain_env}
+        proc = subprocess.run(["go", "mod", "tidy"], cwd=tmp, capture_output=True, text=True, check=False, env=env)
     if proc.returncode == 0:
         return None
     lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
@@ -211,18 +239,36 @@ def newest_patch(minor: str) -> int | None:
 
 
 def read_minor(minor: str) -> dict[str, Any] | None:
+    """A minor's entry: at its newest usable patch, or, while it has no release, at its
+    newest pre-release (recorded as such)."""
+    _toolchain_env.clear()
     patch = newest_patch(minor)
+    pre = ""
     if patch is None:
-        return None
-    version = f"v{minor}.{patch}"
+        pre = newest_prerelease(minor) or ""
+        if not pre:
+            return None
+        patch = 0
+    version = f"v{minor}.{patch}" + (f"-{pre}" if pre else "")
     info = module_info("k8s.io/kubernetes", version)
     assert info is not None
     gomod = Path(info["GoMod"]).read_text()
     go_directive = re.search(r"^go (\S+)$", gomod, re.M)
+    godebug = re.search(r"^godebug (\S+)$", gomod, re.M)
+    newer_go = go_directive is not None and _go_key(go_directive.group(1)) > GO_BASELINE
+    if newer_go:  # the go command refuses the module with an older Go: use the one it names
+        assert go_directive is not None
+        _toolchain_env["GOTOOLCHAIN"] = f"go{go_directive.group(1)}"
     staging = sorted(set(re.findall(r"^\s*(k8s\.io/[\w.-]+) => \./staging/", gomod, re.M)))
-    _, y, _ = version.lstrip("v").split(".")
-    staging_version = f"v0.{y}.{patch}"
+    y = minor.split(".")[1]
+    staging_version = f"v0.{y}.{patch}" + (f"-{pre}" if pre else "")
     untagged = untagged_staging(staging, staging_version)
+    if pre:
+        assert go_directive is not None
+        problem = tidy_problem(minor, patch, [m for m in staging if m not in untagged], pre, go_directive.group(1))
+        if problem is not None:
+            print(f"{version}: not usable, {problem}", file=sys.stderr)
+            return None
 
     source = go_json("mod", "download", "-json", f"k8s.io/kubernetes@{version}")
     go_version = None
@@ -240,8 +286,11 @@ def read_minor(minor: str) -> dict[str, Any] | None:
         )
     entry: dict[str, Any] = {
         "newest_patch": patch,
+        "prerelease": pre,
         "go_directive": go_directive.group(1) if go_directive else None,
         "go_version": go_version,
+        "godebug": godebug.group(1) if godebug else "",
+        "toolchain": f"go{go_version}" if newer_go and go_version else "",
         "config_api_versions": config_apis,
         "staging_modules": [m for m in staging if m not in untagged],
         "staging_untagged": untagged,
@@ -272,7 +321,11 @@ def main(argv: list[str] | None = None) -> int:
             entry = read_minor(minor)
             if entry is None:
                 raise SystemExit(f"{minor}: no usable patch")
-            print(f"{minor}: v{minor}.{entry['newest_patch']}", file=sys.stderr)
+            print(
+                f"{minor}: v{minor}.{entry['newest_patch']}"
+                + (f"-{entry['prerelease']}" if entry.get("prerelease") else ""),
+                file=sys.stderr,
+            )
             data["minors"][minor] = entry
         return _emit(data, args.write)
     major, first = (int(x) for x in args.first.split("."))
@@ -283,10 +336,18 @@ def main(argv: list[str] | None = None) -> int:
         entry = read_minor(minor)
         if entry is None:
             break
-        print(f"{minor}: v{minor}.{entry['newest_patch']}", file=sys.stderr)
+        print(
+            f"{minor}: v{minor}.{entry['newest_patch']}"
+            + (f"-{entry['prerelease']}" if entry.get("prerelease") else ""),
+            file=sys.stderr,
+        )
         minors[minor] = entry
         y += 1
     return _emit({"schema": 1, "minors": minors}, args.write)
+
+
+def _shown(minor: str, entry: dict[str, Any]) -> str:
+    return f"v{minor}.{entry['newest_patch']}" + (f"-{entry['prerelease']}" if entry.get("prerelease") else "")
 
 
 def _emit(data: dict[str, Any], write: bool) -> int:

@@ -11,6 +11,7 @@ Uses Go's shared caches.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -27,7 +28,8 @@ ALL_POINTS = ",".join(ExtensionPoint)
 
 
 def step(project: Path, *cmd: str) -> tuple[bool, str]:
-    proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True, check=False)
+    env = {**os.environ, **golang.toolchain_env(project)}  # the Go the version needs
+    proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True, check=False, env=env)
     return proc.returncode == 0, (proc.stdout + proc.stderr).strip()
 
 
@@ -43,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     failed = False
     for minor in minors:
-        target = versions.resolve(minor)
+        # a minor without a release is built at its pre-release (which --k8s X.Y refuses)
+        target = versions.newest_target(minor) if minor in versions.catalog() else versions.resolve(minor)
         started = time.monotonic()
         name = f"matrix-{args.api}-{minor.replace('.', '-')}"
         spec = ProjectSpec.create(name, target, extension_points=ALL_POINTS, plugin="Matrix", api=args.api)

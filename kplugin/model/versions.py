@@ -16,21 +16,26 @@ from typing import NamedTuple
 from kplugin.core.errors import Setting, UsageError
 from kplugin.model.apifacts import ApiFacts
 
-# ASCII digits only (\d would take '٨'), and short: no version has a 10-digit part
+# ASCII digits only (\d would take '٨'), and short: no version has a 10-digit part; a
+# pre-release (1.38.0-beta.0) only with its patch
 _VERSION_RE = re.compile(
-    r"v?(?P<major>0|[1-9][0-9]{0,2})\.(?P<minor>0|[1-9][0-9]{0,3})(?:\.(?P<patch>0|[1-9][0-9]{0,5}))?", re.ASCII
+    r"v?(?P<major>0|[1-9][0-9]{0,2})\.(?P<minor>0|[1-9][0-9]{0,3})"
+    r"(?:\.(?P<patch>0|[1-9][0-9]{0,5})(?:-(?P<pre>(?:alpha|beta|rc)\.(?:0|[1-9][0-9]{0,2})))?)?",
+    re.ASCII,
 )
 
 
 class KubeVersion(NamedTuple):
-    """An exact Kubernetes release, e.g. 1.28.3."""
+    """An exact Kubernetes release, e.g. 1.28.3, or a pre-release of one, 1.38.0-beta.0
+    (``pre``: "beta.0"; a pre-release is never compared with its release by order)."""
 
     major: int
     minor: int
     patch: int
+    pre: str = ""
 
     def __str__(self) -> str:
-        return f"{self.major}.{self.minor}.{self.patch}"
+        return f"{self.major}.{self.minor}.{self.patch}" + (f"-{self.pre}" if self.pre else "")
 
     @property
     def tag(self) -> str:
@@ -40,7 +45,7 @@ class KubeVersion(NamedTuple):
     @property
     def staging_tag(self) -> str:
         """The version every staging module (k8s.io/api, ...) is tagged with: v0.28.3."""
-        return f"v0.{self.minor}.{self.patch}"
+        return f"v0.{self.minor}.{self.patch}" + (f"-{self.pre}" if self.pre else "")
 
     @property
     def minor_key(self) -> str:
@@ -58,15 +63,27 @@ class MinorRelease(NamedTuple):
     staging_modules: tuple[str, ...]
     facts: ApiFacts
     api_changes: tuple[str, ...] = ()
+    # the minor's newest pre-release ("beta.0") while it has no release; "" once it has
+    prerelease: str = ""
+    # the toolchain go.mod names (`toolchain go1.27.3`, the Go Kubernetes builds the minor
+    # with) where the minor needs a Go newer than the one every released minor builds with
+    toolchain: str = ""
+    # its go.mod's godebug directive ("default=go1.27"), "" when it has none
+    godebug: str = ""
 
     @property
     def supported(self) -> bool:
         return self.facts.templates
 
     @property
+    def released(self) -> bool:
+        """Whether the minor has a release (not only a pre-release)."""
+        return not self.prerelease
+
+    @property
     def newest(self) -> KubeVersion:
         major, minor = (int(x) for x in self.key.split("."))
-        return KubeVersion(major, minor, self.newest_patch)
+        return KubeVersion(major, minor, self.newest_patch, self.prerelease)
 
     @property
     def go_image_tag(self) -> str:
@@ -103,6 +120,9 @@ def catalog() -> dict[str, MinorRelease]:
             staging_modules=tuple(entry["staging_modules"]),
             facts=ApiFacts.from_catalog(entry),
             api_changes=tuple(entry.get("api_changes", ())),
+            prerelease=entry.get("prerelease", ""),
+            toolchain=entry.get("toolchain", ""),
+            godebug=entry.get("godebug", ""),
         )
     return releases
 
@@ -112,15 +132,27 @@ def supported_releases() -> list[MinorRelease]:
 
 
 def supported_range() -> str:
-    releases = supported_releases()
-    if len(releases) == 1:
-        return releases[0].key
-    return f"{releases[0].key} to {releases[-1].key}"
+    """The supported minors, and the pre-release of one without a release yet."""
+    released = [r for r in supported_releases() if r.released]
+    text = released[0].key if len(released) == 1 else f"{released[0].key} to {released[-1].key}"
+    early = [str(r.newest) for r in supported_releases() if not r.released]
+    return text + "".join(f", and the pre-release {v}" for v in early)
+
+
+def newest_release() -> MinorRelease:
+    """The newest supported minor that has a release (a pre-release's minor is not one)."""
+    return [r for r in supported_releases() if r.released][-1]
 
 
 def default_target() -> Target:
-    newest = supported_releases()[-1]
-    return resolve(newest.key)
+    """The newest release kplugin supports: never a pre-release."""
+    return resolve(newest_release().key)
+
+
+def newest_target(key: str) -> Target:
+    """The newest version of the catalogued minor ``key``, a pre-release included (for
+    tools that walk the minors; ``--k8s X.Y`` refuses a minor's pre-release)."""
+    return resolve(str(catalog()[key].newest))
 
 
 def catalogued_range() -> str:
@@ -149,8 +181,17 @@ def resolve(value: str, need_templates: bool = True, where: str = Setting.K8S) -
         raise UsageError(f"{where} {value}: Kubernetes {major}.{minor} is not supported; supported: {known}")
     implied = match["patch"] is None
     patch = release.newest_patch if implied else int(match["patch"])
+    pre = match["pre"] or ""
+    if pre and (release.released or (patch, pre) != (release.newest_patch, release.prerelease)):
+        offered = f"the pre-release {release.newest}" if not release.released else f"its release {release.newest}"
+        raise UsageError(f"{where} {value}: kplugin knows no pre-release {major}.{minor}.{patch}-{pre}; use {offered}")
+    if not pre and not release.released:
+        raise UsageError(
+            f"{where} {value}: Kubernetes {major}.{minor} has no release yet, only the pre-release "
+            f"{release.newest}; pin it explicitly: {where} {release.newest}"
+        )
     return Target(
-        version=KubeVersion(major, minor, patch),
+        version=KubeVersion(major, minor, patch, pre),
         release=release,
         requested=value,
         patch_was_implied=implied,

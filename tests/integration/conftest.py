@@ -23,11 +23,11 @@ import pytest
 from support import run_directory
 
 from kplugin.core import cache
-from kplugin.model.versions import supported_releases
+from kplugin.model.versions import newest_release
 
 # The versions the integration suites build: the oldest pin, the minor of the
 # kube-scheduler/framework split (compat, hints), the newest.
-BUILT = ("1.28.3", "1.34", supported_releases()[-1].key)
+BUILT = ("1.28.3", "1.34", newest_release().key)
 APP_PACKAGES = ("k8s.io/kubernetes/cmd/kube-scheduler/app", "k8s.io/kubernetes/cmd/kube-apiserver/app")
 
 

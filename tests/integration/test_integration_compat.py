@@ -19,14 +19,14 @@ from ruamel.yaml import YAML
 from support import Run, tree
 
 from kplugin.model.spec import ExtensionPoint
-from kplugin.model.versions import resolve, supported_releases
+from kplugin.model.versions import newest_release, resolve
 
 pytestmark = pytest.mark.integration
 
 ALL_POINTS = ",".join(ExtensionPoint)
 OLDEST = "1.28.3"  # the 1.28 patch the other integration tests build, so the caches are shared
 MIDDLE = "1.34"  # the first minor after the split into k8s.io/kube-scheduler/framework
-NEWEST = supported_releases()[-1].key
+NEWEST = newest_release().key
 TESTS = {
     ExtensionPoint.PRE_ENQUEUE: ["TestPreEnqueue"],
     ExtensionPoint.QUEUE_SORT: ["TestQueueSort"],

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from support import REPO, Kplugin, example_at
 
-from kplugin.model.versions import supported_releases
+from kplugin.model.versions import newest_release
 
 pytestmark = pytest.mark.integration
 
 OLDEST = "1.28.3"
-NEWEST = supported_releases()[-1].key
+NEWEST = newest_release().key
 SCENARIO = (REPO / "examples" / "team-quota-scenario.yaml").read_text()
 RESOURCE = "quotas.v1alpha1.quota.example.com"
 

@@ -367,9 +367,9 @@ func TestQueuedPodOfAPodAndOfAPodGroup(t *testing.T) {
 def test_queued_pod_on_a_pod_group_at_the_newest_minor(
     kplugin: Callable[..., Run], go_env: dict[str, str], tmp_path: Path
 ) -> None:
-    from kplugin.model.versions import supported_releases
+    from kplugin.model.versions import newest_release
 
-    newest = supported_releases()[-1].key
+    newest = newest_release().key
     run = kplugin("new", "fifo", "--k8s", newest, "--module", "example.com/fifo", "--extension-points", "queuesort",
                   "-o", str(tmp_path))  # fmt: skip
     assert run.code == 0, run.stderr

@@ -33,7 +33,7 @@ import pytest
 from support import REPO, Kplugin, Run
 
 from kplugin.cli import main
-from kplugin.model.versions import supported_releases
+from kplugin.model.versions import newest_release
 
 pytestmark = pytest.mark.integration
 
@@ -46,7 +46,7 @@ pytestmark = pytest.mark.integration
 # the run compiles no Kubernetes of its own for this class (1.32 did: minutes cold).
 HINTS_EARLY = "1.28.3"
 HINTS_ON = "1.34"
-NEWEST = supported_releases()[-1].key
+NEWEST = newest_release().key
 FLUSH_SECONDS = 300  # podMaxInUnschedulablePodsDuration's default, which e2e leaves alone
 ARGS = (REPO / "examples" / "e2e-args.yaml").read_text()  # nodeLabel example.com/accelerator, example.com/gpu
 POD = "waits-for-label"

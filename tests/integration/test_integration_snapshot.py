@@ -27,12 +27,12 @@ from kplugin.e2e import scenario
 from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import controlplane, kinds
 from kplugin.kube.apiclient import Client
-from kplugin.model.versions import resolve, supported_releases
+from kplugin.model.versions import newest_release, resolve
 
 pytestmark = pytest.mark.integration
 
 OLDEST = "1.28.3"  # shared with the other integration tests, so the Go caches are too
-NEWEST = supported_releases()[-1].key
+NEWEST = newest_release().key
 DATA = REPO / "tests" / "data"
 ARGS = (REPO / "examples" / "e2e-args.yaml").read_text()
 

@@ -21,13 +21,13 @@ from ruamel.yaml import YAML
 
 from kplugin.model.spec import ExtensionPoint
 from kplugin.model.tools import GOLANGCI_LINT, TOOLS
-from kplugin.model.versions import resolve, supported_releases
+from kplugin.model.versions import newest_release, resolve
 
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
 OLDEST = "1.28.3"  # shared with the other integration tests, so the Go caches are too
-NEWEST = str(resolve(supported_releases()[-1].key).version)
+NEWEST = str(resolve(newest_release().key).version)
 ALL_POINTS = ",".join(ExtensionPoint)
 Tool = Callable[[str], Path]
 

@@ -1,6 +1,16 @@
 module [[ cookiecutter.module ]]
 
 go [[ cookiecutter.go_directive ]]
+<% if cookiecutter.toolchain %>
+
+// Kubernetes [[ cookiecutter.k8s_minor ]] needs Go [[ cookiecutter.go_directive ]]: with an older Go, the go command
+// fetches this toolchain (GOTOOLCHAIN=auto: the Makefile and kplugin set it).
+toolchain [[ cookiecutter.toolchain ]]
+<% endif %>
+<% if cookiecutter.godebug %>
+
+godebug [[ cookiecutter.godebug ]]
+<% endif %>
 
 require k8s.io/kubernetes [[ cookiecutter.k8s_tag ]]
 

@@ -312,6 +312,26 @@ def test_native_code_using_api_the_target_removed(kplugin: K, tmp_path: Path) ->
     assert any("framework.CycleState is gone from 1.34" in f["what"] for f in removed)
 
 
+def test_native_code_using_what_1_38_changed(kplugin: K, tmp_path: Path) -> None:
+    """What the 1.38 pre-release removes or renames (read from its sources), in 1.37 native
+    code: each use is an error at 1.38.0-beta.0, with the way forward."""
+    project, _ = framework_findings_at(kplugin, tmp_path, "1.37", "1.37")
+    (project / "pkg/gpuaware/gangs.go").write_text(
+        "package gpuaware\n\n"
+        "func nominated(h fwk.Handle, node string) int { return len(h.NominatedPodsForNode(node)) }\n"
+        "func ok(h fwk.Handle, logger klog.Logger, n string) int { return len(h.NominatedPodsForNode(logger, n)) }\n"
+        "func cycle(s fwk.CycleState) { _ = s.GetPodGroupSchedulingCycle() }\n"
+        "var gate = features.PodGroupPreemptionPolicy\n"
+    )
+    _, findings = doctor(kplugin, project, "--k8s", "1.38.0-beta.0")
+    removed = {
+        (f["line"], f["what"]) for f in findings if f["rule"] == "api-removed" and f["file"].endswith("gangs.go")
+    }
+    assert {line for line, _ in removed} == {3, 5, 6}, removed
+    fixes = {f["fix"] for f in findings if f["rule"] == "api-removed"}
+    assert "NominatedPodsForNode takes the logger first from 1.38: NominatedPodsForNode(logger, nodeName)" in fixes
+
+
 # --- the one Go method scanner (gosource.methods), shared by doctor and add extension-point
 
 

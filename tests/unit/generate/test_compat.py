@@ -10,14 +10,15 @@ import pytest
 from kplugin.core import digest
 from kplugin.generate import scaffold
 from kplugin.model.spec import ExtensionPoint, ProjectSpec
-from kplugin.model.versions import resolve, supported_releases
+from kplugin.model.versions import catalog, newest_target, resolve, supported_releases
 
 ALL_POINTS = ",".join(ExtensionPoint)
 MINORS = [r.key for r in supported_releases()]
 
 
 def render(minor: str, api: str = "layer", points: str = ALL_POINTS) -> dict[PurePosixPath, bytes]:
-    spec = ProjectSpec.create("compat", resolve(minor), extension_points=points, api=api)
+    target = newest_target(minor) if minor in catalog() else resolve(minor)
+    spec = ProjectSpec.create("compat", target, extension_points=points, api=api)
     return scaffold.render_project(spec, Path("/nonexistent/compat")).files
 
 
@@ -25,8 +26,8 @@ def user_files(files: dict[PurePosixPath, bytes]) -> dict[PurePosixPath, bytes]:
     return {p: c for p, c in files.items() if scaffold.is_user_file(p)}
 
 
-def test_every_minor_from_1_28_to_1_37_is_supported() -> None:
-    assert [f"1.{y}" for y in range(28, 38)] == MINORS
+def test_every_minor_from_1_28_to_1_38_is_supported() -> None:
+    assert [f"1.{y}" for y in range(28, 39)] == MINORS
 
 
 @pytest.mark.parametrize("points", [ALL_POINTS, "filter,score", "queuesort", "prebind,permit,enqueueextensions"])

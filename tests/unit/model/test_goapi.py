@@ -117,7 +117,8 @@ def test_fact_timeline_gives_each_minor_its_shape() -> None:
     assert catalog.shape("1.37")["queued_info"] == "entity"
     assert "Score gets the NodeInfo, not the name" in catalog.shape("1.33")["api_changes"]
     assert catalog.shape("1.28")["api_changes"] == []
-    assert catalog.shape("1.38")["templates"] is False  # not checked against its sources yet
+    assert catalog.shape("1.38")["templates"] is True  # its pre-release checked against its sources
+    assert catalog.shape("1.39")["templates"] is False  # not checked yet
 
 
 def test_committed_catalog_carries_the_timeline(capsys: pytest.CaptureFixture[str]) -> None:
@@ -144,6 +145,7 @@ PERMIT_AND_GANG = {
     "1.35": ("fwk.WaitingPod", "fwk.EventResource", "fwk.All"),
     "1.36": ("fwk.WaitingPod", "fwk.EventResource", "fwk.All"),
     "1.37": ("fwk.WaitingPod", "fwk.EventResource", "fwk.All"),
+    "1.38": ("fwk.WaitingPod", "fwk.EventResource", "fwk.All"),
 }
 
 

@@ -122,4 +122,49 @@ def test_versions_say_where_hints_and_signatures_apply(kplugin) -> None:  # type
         "1.28": "1.28.0-1.28.4"
     }
     assert "used by default in 1.28.0-1.28.4" in rows["1.28"]["queueing_hints_note"]
-    assert [m for m, r in rows.items() if r["sign_pod"]] == ["1.35", "1.36", "1.37"]
+    assert [m for m, r in rows.items() if r["sign_pod"]] == ["1.35", "1.36", "1.37", "1.38"]
+
+
+# --- pre-releases (issue 22) ----------------------------------------------------------------
+
+
+def prerelease_minor() -> str:
+    return next(r.key for r in catalog().values() if not r.released)
+
+
+def test_a_prerelease_is_pinned_only_explicitly() -> None:
+    minor = prerelease_minor()
+    release = catalog()[minor]
+    assert release.supported and release.prerelease == "beta.0"
+    target = resolve(f"{minor}.0-beta.0")
+    assert str(target.version) == f"{minor}.0-beta.0"
+    assert target.version.tag == f"v{minor}.0-beta.0"
+    assert target.version.staging_tag == f"v0.{minor.split('.')[1]}.0-beta.0"
+    assert not target.beyond_catalog
+    for value in (minor, f"{minor}.0", f"v{minor}.0"):
+        with pytest.raises(UsageError) as err:
+            resolve(value)
+        assert str(err.value) == (
+            f"target {value}: Kubernetes {minor} has no release yet, only the pre-release {minor}.0-beta.0; "
+            f"pin it explicitly: target {minor}.0-beta.0"
+        )
+    with pytest.raises(UsageError, match=f"no pre-release {minor}.0-rc.0; use the pre-release {minor}.0-beta.0"):
+        resolve(f"{minor}.0-rc.0")
+    with pytest.raises(UsageError, match=r"no pre-release 1\.37\.0-beta\.0; use its release 1\.37"):
+        resolve("1.37.0-beta.0")
+    with pytest.raises(UsageError, match="not a Kubernetes version"):
+        resolve(f"{minor}-beta.0")  # a pre-release names its patch
+
+
+def test_the_default_is_never_a_prerelease() -> None:
+    target = default_target()
+    assert target.release.released and not target.version.pre
+    assert target.release.key != prerelease_minor()
+    assert supported_range().endswith(f", and the pre-release {prerelease_minor()}.0-beta.0")
+
+
+def test_a_minor_that_needs_a_newer_go_names_its_toolchain() -> None:
+    release = catalog()[prerelease_minor()]
+    assert release.go_directive == "1.27.0" and release.godebug == "default=go1.27"
+    assert release.toolchain == f"go{release.go_version}" == "go1.27.3"
+    assert all(not r.toolchain for r in catalog().values() if r.released)  # every release builds with Go 1.26
