@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from kplugin.core import digest, golang, proc, safefs, yamlio
@@ -31,14 +31,10 @@ from kplugin.model.project import PROJECT_FILE, Project
 from kplugin.model.spec import PluginSpec, ProjectSpec
 
 
-@dataclass
-class ApiResult:
+@dataclass(kw_only=True)
+class ApiResult(sync.Changed):
     api: ApiType
     plugin: PluginSpec
-    changed: list[PurePosixPath] = field(default_factory=list)
-    kept: list[sync.Conflict] = field(default_factory=list)
-    not_recreated: list[PurePosixPath] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
 
 
 def choose_plugin(project: Project, name: str | None) -> PluginSpec:

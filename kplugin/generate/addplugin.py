@@ -25,13 +25,9 @@ IMPORTS_FILE = PurePosixPath("cmd/scheduler/plugins.go")
 MARKER = "// +kplugin:scaffold:plugin-imports"
 
 
-@dataclass
-class AddResult:
+@dataclass(kw_only=True)
+class AddResult(sync.Changed):
     plugin: PluginSpec
-    changed: list[PurePosixPath] = field(default_factory=list)
-    kept: list[sync.Conflict] = field(default_factory=list)
-    not_recreated: list[PurePosixPath] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
     # extension points whose methods the code already had (no stub written)
     found_in_code: dict[str, str] = field(default_factory=dict)
 

@@ -45,6 +45,17 @@ class Conflict:
     why: str
 
 
+@dataclass(kw_only=True)
+class Changed:
+    """What a command that writes the project (upgrade, refresh, add ...) changed, the
+    edited files it kept, the user files it did not re-create, and its notes."""
+
+    changed: list[PurePosixPath] = field(default_factory=list)
+    kept: list[Conflict] = field(default_factory=list)
+    not_recreated: list[PurePosixPath] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
 @dataclass
 class Sync:
     """What bringing a project in line with a spec takes."""

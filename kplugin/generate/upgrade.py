@@ -17,14 +17,10 @@ from kplugin.model.spec import ProjectSpec
 from kplugin.model.versions import KubeVersion, Target
 
 
-@dataclass
-class UpgradeResult:
+@dataclass(kw_only=True)
+class UpgradeResult(sync.Changed):
     old: KubeVersion
     new: KubeVersion
-    changed: list[PurePosixPath] = field(default_factory=list)
-    kept: list[sync.Conflict] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    not_recreated: list[PurePosixPath] = field(default_factory=list)
 
 
 def check_user_code(project: Project, spec: ProjectSpec, after: dict[PurePosixPath, bytes]) -> None:
