@@ -146,16 +146,17 @@ def add_api(
     plugin = choose_plugin(project, plugin_name)
     apis = new_api(project, api, plugin)
     spec = project.spec(apis=apis)
-    if rbacrules.missing((api.rule,), [r.as_dict() for r in spec.rules]):
-        spec = replace(spec, rules=(*spec.rules, api.rule))
+    rules = spec.rules  # the project's, as config/rbac/rules.yaml has them
+    if rbacrules.missing((api.rule,), [r.as_dict() for r in rules]):
+        spec = replace(spec, rules=(*rules, api.rule))
     rendered, notices = sync.render_spec(project, spec, progress)
     created = apitemplates.kind_files(spec, api, scaffold.template_context(spec, plugin))
     rendered.update(created)
     plan = sync.plan(project, spec, keep_edited=keep_edited, rendered=rendered, create=tuple(created))
     if plan.conflicts and not keep_edited:
         raise OperationError(plan.conflict_message(f"kplugin add api {api.kind}"))
-    if spec.rules != project.spec().rules:
-        plan.writes[rbacrules.RULES_FILE] = rules_text(project.root, project.spec().rules, api.rule)
+    if spec.rules != rules:
+        plan.writes[rbacrules.RULES_FILE] = rules_text(project.root, rules, api.rule)
     result = ApiResult(api=api, plugin=plugin, kept=plan.conflicts, not_recreated=plan.not_recreated, notices=notices)
     produced: tuple[PurePosixPath, ...] = ()
     if run_generators:
