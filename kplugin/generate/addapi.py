@@ -95,11 +95,9 @@ _GO_ENV = {"GOFLAGS": "-mod=mod -trimpath", "CGO_ENABLED": "0"}
 
 def generate(root: Path, spec: ProjectSpec) -> None:
     """``make generate`` in ``root``, as the Makefile has it (model.apitypes)."""
-    generation = apitypes.generation(
-        spec.module, spec.target.facts, [p.package for p in spec.plugins if p.args], spec.apis
-    )
+    generation = spec.generation()
     values = {
-        **apitypes.tool_versions(spec.target.facts, spec.target.version.staging_tag),
+        **spec.tool_versions(),
         apitypes.GO: "go",
         apitypes.HEADER: os.devnull,
     }

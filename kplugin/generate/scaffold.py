@@ -135,7 +135,7 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "_helpers": {helper: helper for helper in goapi.HELPERS},
         "_build": _build_facts(spec),
         "_golangci_lint": _golangci_lint(),
-        "code_generator": spec.target.facts.deepcopy_tool or version.staging_tag,
+        "code_generator": spec.tool_versions()[apitypes.CODE_GENERATOR],
         "deepcopy_flags": str(spec.target.facts.deepcopy_flags),
         "_codegen": _codegen(spec),
     }
@@ -143,10 +143,8 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
 
 def _codegen(spec: ProjectSpec) -> dict[str, Any]:
     """make generate: the commands (kplugin add api runs the same, model.apitypes)."""
-    generation = apitypes.generation(
-        spec.module, spec.target.facts, [p.package for p in spec.plugins if p.args], spec.apis
-    )
-    versions = apitypes.tool_versions(spec.target.facts, spec.target.version.staging_tag)
+    generation = spec.generation()
+    versions = spec.tool_versions()
     return {
         "cleaned": [str(p) for p in generation.cleaned],
         "lines": generation.make_lines(),

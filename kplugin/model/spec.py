@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kplugin.core import names
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import points
+from kplugin.model import apitypes, points
 from kplugin.model.apitypes import ApiType
 from kplugin.model.crds import Definition
 from kplugin.model.goapi import API_MODES, LAYER, ApiMode
@@ -283,6 +283,15 @@ class ProjectSpec:
     @property
     def image_ref(self) -> str:
         return self.image or default_image(self.name, self.target.version)
+
+    def generation(self) -> apitypes.Generation:
+        """make generate's commands: deepcopy of the plugins' Args, and the API types' code."""
+        args_packages = [p.package for p in self.plugins if p.args]
+        return apitypes.generation(self.module, self.target.facts, args_packages, self.apis)
+
+    def tool_versions(self) -> dict[str, str]:
+        """The generators' versions (the Makefile's defaults)."""
+        return apitypes.tool_versions(self.target.facts, self.target.version.staging_tag)
 
     @classmethod
     def create(
