@@ -24,6 +24,7 @@ package [[ c.package ]]
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -84,6 +85,9 @@ func (s *[[ k ]]Source) forPod(pod *v1.Pod) ([]*[[ a.alias ]].[[ K ]], error) {
 			found = append(found, obj)
 		}
 	}
+	// The cache lists in no particular order; sort so that callers see the same order
+	// every time.
+	sort.Slice(found, func(i, j int) bool { return found[i].Name < found[j].Name })
 	return found, nil
 }
 

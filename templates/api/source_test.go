@@ -37,22 +37,25 @@ func test[[ K ]]Pod(namespace string) *v1.Pod {
 
 func Test[[ K ]]SourceFindsTheObjectsThatSelectAPod(t *testing.T) {
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	for _, obj := range []*[[ a.alias ]].[[ K ]]{test[[ K ]]("all", nil), test[[ K ]]("team-a", map[string]string{"team": "a"}), test[[ K ]]("team-b", map[string]string{"team": "b"})} {
+	for _, obj := range []*[[ a.alias ]].[[ K ]]{test[[ K ]]("z-all", nil), test[[ K ]]("team-a", map[string]string{"team": "a"}), test[[ K ]]("team-b", map[string]string{"team": "b"}), test[[ K ]]("all", nil), test[[ K ]]("a-team", map[string]string{"team": "a"})} {
 		if err := indexer.Add(obj); err != nil {
 			t.Fatal(err)
 		}
 	}
 	source := &[[ k ]]Source{lister: [[ a.alias ]]listers.New[[ K ]]Lister(indexer), synced: func() bool { return true }}
-	found, err := source.forPod(test[[ K ]]Pod("team-a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, obj := range found {
-		names = append(names, obj.Name)
-	}
-	if strings.Join(names, ",") != "all,team-a" {
-		t.Errorf("forPod found %v, want [all team-a]", names)
+	// The cache lists in no set order; ask a few times to see that forPod sorts.
+	for i := 0; i < 3; i++ {
+		found, err := source.forPod(test[[ K ]]Pod("team-a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, obj := range found {
+			names = append(names, obj.Name)
+		}
+		if strings.Join(names, ",") != "a-team,all,team-a,z-all" {
+			t.Fatalf("forPod found %v, want [a-team all team-a z-all] in this order", names)
+		}
 	}
 <% if a.namespaced %>
 	if found, err := source.forPod(test[[ K ]]Pod("team-b")); err != nil || len(found) != 0 {
