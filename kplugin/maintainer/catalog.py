@@ -14,6 +14,7 @@ off a directory listing are kept in ``FACTS`` below, each verified against the s
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import re
@@ -130,40 +131,6 @@ PRE_STAGES = ("alpha", "beta", "rc")
 # newer gets a `toolchain` line (the Go Kubernetes builds it with) in generated go.mod
 # files, which kplugin selects through GOTOOLCHAIN on a machine with an older Go.
 GO_BASELINE = (1, 26)
-# GOTOOLCHAIN for the go commands this script runs for a minor that needs a newer Go
-_toolchain_env: dict[str, str] = {}
-
-
-def go_json(*args: str) -> dict[str, Any] | None:
-    env = {**os.environ, **_toolchain_env}
-    proc = subprocess.run(["go", *args], capture_output=True, text=True, check=False, env=env)
-    if proc.returncode != 0:
-        return None
-    result: dict[str, Any] = json.loads(proc.stdout)
-    return result
-
-
-def module_info(path: str, version: str) -> dict[str, Any] | None:
-    return go_json("list", "-m", "-json", f"{path}@{version}")
-
-
-def served_patches(minor: str) -> list[int]:
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        found = list(
-            pool.map(
-                lambda p: module_info("k8s.io/kubernetes", f"v{minor}.{p}") is not None,
-                range(MAX_PATCH_PROBE),
-            )
-        )
-    return [p for p, ok in enumerate(found) if ok]
-
-
-def untagged_staging(staging: list[str], version: str) -> list[str]:
-    """Staging modules the proxy has no v0.Y.Z tag for (no replace is written for them)."""
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        tagged = list(pool.map(lambda m: module_info(m, version) is not None, staging))
-    return [m for m, ok in zip(staging, tagged, strict=True) if not ok]
-
 
 # What a generated project imports from Kubernetes (the testing helpers come per minor).
 PROBE_IMPORTS = (
@@ -181,11 +148,149 @@ PROBE_IMPORTS = (
 )
 
 
-def newest_prerelease(minor: str) -> str | None:
+class Proxy:
+    """The questions the catalog asks the module proxy, answered by the go command.
+
+    ``toolchain`` is the GOTOOLCHAIN for a minor whose go directive is newer than this
+    machine's Go (the go command refuses such a module otherwise)."""
+
+    def __init__(self) -> None:
+        self.toolchain = ""
+
+    def _go(self, *args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, **({"GOTOOLCHAIN": self.toolchain} if self.toolchain else {})}
+        return subprocess.run(["go", *args], cwd=cwd, capture_output=True, text=True, check=False, env=env)
+
+    def _json(self, *args: str) -> dict[str, Any] | None:
+        proc = self._go(*args)
+        if proc.returncode != 0:
+            return None
+        result: dict[str, Any] = json.loads(proc.stdout)
+        return result
+
+    def gomod(self, path: str, version: str) -> str | None:
+        """The module's go.mod at version, or None when the proxy does not serve it."""
+        info = self._json("list", "-m", "-json", f"{path}@{version}")
+        return None if info is None else Path(info["GoMod"]).read_text()
+
+    def file(self, path: str, version: str, name: str) -> str | None:
+        """A file of the module's source, or None (not served, or no such file)."""
+        source = self._json("mod", "download", "-json", f"{path}@{version}")
+        if source is None or not (Path(source["Dir"]) / name).is_file():
+            return None
+        return (Path(source["Dir"]) / name).read_text()
+
+    def dirs(self, path: str, version: str, name: str) -> list[str]:
+        """The directories in a directory of the module's source (none when not served)."""
+        source = self._json("mod", "download", "-json", f"{path}@{version}")
+        folder = None if source is None else Path(source["Dir"]) / name
+        return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder and folder.is_dir() else []
+
+    def tidy(self, gomod: str, source: str) -> str | None:
+        """None when ``go mod tidy`` succeeds for this module, else go's first telling line."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="kplugin-catalog-") as tmp:
+            Path(tmp, "go.mod").write_text(gomod)
+            Path(tmp, "probe.go").write_text(source)
+            proc = self._go("mod", "tidy", cwd=tmp)
+        if proc.returncode == 0:
+            return None
+        lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+        named = [line for line in lines if "@v" in line]  # the module version that failed
+        return (named or lines or [f"go mod tidy exit {proc.returncode}"])[0]
+
+
+class Recorder(Proxy):
+    """The live proxy, keeping every answer so that a test can replay it (``--record``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answers: dict[str, Any] = {}
+
+    def _keep(self, key: str, answer: Any) -> Any:
+        self.answers[key] = answer
+        return answer
+
+    def gomod(self, path: str, version: str) -> str | None:
+        return self._keep(f"gomod {path}@{version}", super().gomod(path, version))  # type: ignore[no-any-return]
+
+    def file(self, path: str, version: str, name: str) -> str | None:
+        return self._keep(f"file {path}@{version} {name}", super().file(path, version, name))  # type: ignore[no-any-return]
+
+    def dirs(self, path: str, version: str, name: str) -> list[str]:
+        return self._keep(f"dirs {path}@{version} {name}", super().dirs(path, version, name))  # type: ignore[no-any-return]
+
+    def tidy(self, gomod: str, source: str) -> str | None:
+        return self._keep(f"tidy {_tidy_key(gomod)}", super().tidy(gomod, source))  # type: ignore[no-any-return]
+
+
+class Replay(Proxy):
+    """Answers recorded by ``Recorder``; a question it was not asked then is an error."""
+
+    def __init__(self, answers: dict[str, Any]) -> None:
+        super().__init__()
+        self.answers = answers
+
+    def _answer(self, key: str) -> Any:
+        if key not in self.answers:
+            raise KeyError(f"no recorded answer for {key!r}; record again with --record")
+        return self.answers[key]
+
+    def gomod(self, path: str, version: str) -> str | None:
+        return self._answer(f"gomod {path}@{version}")  # type: ignore[no-any-return]
+
+    def file(self, path: str, version: str, name: str) -> str | None:
+        return self._answer(f"file {path}@{version} {name}")  # type: ignore[no-any-return]
+
+    def dirs(self, path: str, version: str, name: str) -> list[str]:
+        return self._answer(f"dirs {path}@{version} {name}")  # type: ignore[no-any-return]
+
+    def tidy(self, gomod: str, source: str) -> str | None:
+        return self._answer(f"tidy {_tidy_key(gomod)}")  # type: ignore[no-any-return]
+
+
+def save_answers(answers: dict[str, Any], path: Path) -> None:
+    """Recorded answers as gzipped JSON, byte for byte the same for the same answers."""
+    text = json.dumps(answers, indent=1, sort_keys=True) + "\n"
+    path.write_bytes(gzip.compress(text.encode(), mtime=0))
+
+
+def load_answers(path: Path) -> dict[str, Any]:
+    answers: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+    return answers
+
+
+def _tidy_key(gomod: str) -> str:
+    """What a tidy probe is about: the Kubernetes version it requires and its go directive."""
+    required = re.search(r"^require (\S+ \S+)$", gomod, re.M)
+    directive = re.search(r"^go (\S+)$", gomod, re.M)
+    return f"{required[1] if required else '?'} go {directive[1] if directive else '?'}"
+
+
+def served_patches(proxy: Proxy, minor: str) -> list[int]:
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        found = list(
+            pool.map(
+                lambda p: proxy.gomod("k8s.io/kubernetes", f"v{minor}.{p}") is not None,
+                range(MAX_PATCH_PROBE),
+            )
+        )
+    return [p for p, ok in enumerate(found) if ok]
+
+
+def untagged_staging(proxy: Proxy, staging: list[str], version: str) -> list[str]:
+    """Staging modules the proxy has no v0.Y.Z tag for (no replace is written for them)."""
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        tagged = list(pool.map(lambda m: proxy.gomod(m, version) is not None, staging))
+    return [m for m, ok in zip(staging, tagged, strict=True) if not ok]
+
+
+def newest_prerelease(proxy: Proxy, minor: str) -> str | None:
     """The newest pre-release of the minor's .0 the proxy serves ("beta.0"), if any."""
     probes = [f"{stage}.{n}" for stage in PRE_STAGES for n in range(4)]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        served = list(pool.map(lambda p: module_info("k8s.io/kubernetes", f"v{minor}.0-{p}") is not None, probes))
+        served = list(pool.map(lambda p: proxy.gomod("k8s.io/kubernetes", f"v{minor}.0-{p}") is not None, probes))
     found = [p for p, ok in zip(probes, served, strict=True) if ok]
     return found[-1] if found else None
 
@@ -194,96 +299,89 @@ def _go_key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version)[:2])
 
 
-def tidy_problem(minor: str, patch: int, staging: list[str], pre: str = "", directive: str = "1.20") -> str | None:
+def _staging(gomod: str) -> list[str]:
+    return sorted(set(re.findall(r"^\s*(k8s\.io/[\w.-]+) => \./staging/", gomod, re.M)))
+
+
+def tidy_problem(
+    proxy: Proxy, minor: str, patch: int, staging: list[str], pre: str = "", directive: str = "1.20"
+) -> str | None:
     """None when ``go mod tidy`` succeeds for a module importing what a generated project
-    imports, at this patch with its staging modules replaced; else go's last line. The
+    imports, at this patch with its staging modules replaced; else go's line. The
     proxy here serves only part of some releases (a zip answering 403): whether that
     matters depends on whether the module's packages are compiled, which tidy knows."""
-    import tempfile
-
     suffix = f"-{pre}" if pre else ""
     tag = f"v0.{minor.split('.')[1]}.{patch}{suffix}"
     imports = [*PROBE_IMPORTS, str(shape(minor)["testing_import"])]
     replaces = "".join(f"\t{m} => {m} {tag}\n" for m in staging)
-    with tempfile.TemporaryDirectory(prefix="kplugin-catalog-") as tmp:
-        Path(tmp, "go.mod").write_text(
-            f"module probe\n\ngo {directive}\n\nrequire k8s.io/kubernetes v{minor}.{patch}{suffix}\n\n"
-            f"replace (\n{replaces})\n"
-        )
-        Path(tmp, "probe.go").write_text(
-            "package probe\n\nimport (\n" + "".join(f'\t_ "{i}"\n' for i in imports) + ")\n"
-        )
-        env = {**os.environ, **_toolchain_env}
-        proc = subprocess.run(["go", "mod", "tidy"], cwd=tmp, capture_output=True, text=True, check=False, env=env)
-    if proc.returncode == 0:
-        return None
-    lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
-    named = [line for line in lines if "@v" in line]  # the module version that failed
-    return (named or lines or [f"go mod tidy exit {proc.returncode}"])[0]
+    gomod = (
+        f"module probe\n\ngo {directive}\n\nrequire k8s.io/kubernetes v{minor}.{patch}{suffix}\n\n"
+        f"replace (\n{replaces})\n"
+    )
+    source = "package probe\n\nimport (\n" + "".join(f'\t_ "{i}"\n' for i in imports) + ")\n"
+    return proxy.tidy(gomod, source)
 
 
-def newest_patch(minor: str) -> int | None:
+def _needs(proxy: Proxy, gomod: str) -> str:
+    """The release's go directive; a newer Go than this machine's baseline is selected
+    for the go commands that follow (the go command refuses the module otherwise)."""
+    directive = re.search(r"^go (\S+)$", gomod, re.M)
+    if directive is None:
+        return "1.20"
+    proxy.toolchain = f"go{directive[1]}" if _go_key(directive[1]) > GO_BASELINE else ""
+    return directive[1]
+
+
+def newest_patch(proxy: Proxy, minor: str) -> int | None:
     """The newest patch a generated project can be tidied (and so built) at."""
-    for patch in sorted(served_patches(minor), reverse=True):
-        info = module_info("k8s.io/kubernetes", f"v{minor}.{patch}")
-        assert info is not None
-        staging = sorted(
-            set(re.findall(r"^\s*(k8s\.io/[\w.-]+) => \./staging/", Path(info["GoMod"]).read_text(), re.M))
-        )
-        untagged = untagged_staging(staging, f"v0.{minor.split('.')[1]}.{patch}")
-        problem = tidy_problem(minor, patch, [m for m in staging if m not in untagged])
+    for patch in sorted(served_patches(proxy, minor), reverse=True):
+        gomod = proxy.gomod("k8s.io/kubernetes", f"v{minor}.{patch}")
+        assert gomod is not None
+        directive = _needs(proxy, gomod)
+        staging = _staging(gomod)
+        untagged = untagged_staging(proxy, staging, f"v0.{minor.split('.')[1]}.{patch}")
+        problem = tidy_problem(proxy, minor, patch, [m for m in staging if m not in untagged], "", directive)
         if problem is None:
             return patch
         print(f"{minor}.{patch}: skipped, {problem}", file=sys.stderr)
     return None
 
 
-def read_minor(minor: str) -> dict[str, Any] | None:
+def read_minor(minor: str, proxy: Proxy | None = None) -> dict[str, Any] | None:
     """A minor's entry: at its newest usable patch, or, while it has no release, at its
     newest pre-release (recorded as such)."""
-    _toolchain_env.clear()
-    patch = newest_patch(minor)
+    proxy = proxy or Proxy()
+    proxy.toolchain = ""
+    patch = newest_patch(proxy, minor)
     pre = ""
     if patch is None:
-        pre = newest_prerelease(minor) or ""
+        pre = newest_prerelease(proxy, minor) or ""
         if not pre:
             return None
         patch = 0
     version = f"v{minor}.{patch}" + (f"-{pre}" if pre else "")
-    info = module_info("k8s.io/kubernetes", version)
-    assert info is not None
-    gomod = Path(info["GoMod"]).read_text()
+    gomod = proxy.gomod("k8s.io/kubernetes", version)
+    assert gomod is not None
     go_directive = re.search(r"^go (\S+)$", gomod, re.M)
     godebug = re.search(r"^godebug (\S+)$", gomod, re.M)
-    newer_go = go_directive is not None and _go_key(go_directive.group(1)) > GO_BASELINE
-    if newer_go:  # the go command refuses the module with an older Go: use the one it names
-        assert go_directive is not None
-        _toolchain_env["GOTOOLCHAIN"] = f"go{go_directive.group(1)}"
-    staging = sorted(set(re.findall(r"^\s*(k8s\.io/[\w.-]+) => \./staging/", gomod, re.M)))
+    directive = _needs(proxy, gomod)
+    newer_go = bool(proxy.toolchain)
+    staging = _staging(gomod)
     y = minor.split(".")[1]
     staging_version = f"v0.{y}.{patch}" + (f"-{pre}" if pre else "")
-    untagged = untagged_staging(staging, staging_version)
+    untagged = untagged_staging(proxy, staging, staging_version)
     if pre:
-        assert go_directive is not None
-        problem = tidy_problem(minor, patch, [m for m in staging if m not in untagged], pre, go_directive.group(1))
+        problem = tidy_problem(proxy, minor, patch, [m for m in staging if m not in untagged], pre, directive)
         if problem is not None:
             print(f"{version}: not usable, {problem}", file=sys.stderr)
             return None
 
-    source = go_json("mod", "download", "-json", f"k8s.io/kubernetes@{version}")
-    go_version = None
-    if source is not None:
-        go_version_file = Path(source["Dir"]) / ".go-version"
-        if go_version_file.exists():
-            go_version = go_version_file.read_text().strip()
-    sched = go_json("mod", "download", "-json", f"k8s.io/kube-scheduler@{staging_version}")
-    config_apis = []
-    if sched is not None:
-        config_dir = Path(sched["Dir"]) / "config"
-        config_apis = sorted(
-            (p.name for p in config_dir.iterdir() if p.is_dir() and re.fullmatch(r"v\d+(\w+)?", p.name)),
-            key=lambda v: (v != "v1", v),
-        )
+    go_version_file = proxy.file("k8s.io/kubernetes", version, ".go-version")
+    go_version = go_version_file.strip() if go_version_file else None
+    config_apis = sorted(
+        (d for d in proxy.dirs("k8s.io/kube-scheduler", staging_version, "config") if re.fullmatch(r"v\d+(\w+)?", d)),
+        key=lambda v: (v != "v1", v),
+    )
     entry: dict[str, Any] = {
         "newest_patch": patch,
         "prerelease": pre,
@@ -307,6 +405,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--shapes-only", action="store_true", help="re-apply FACTS to the committed catalog (no network)"
     )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="also write the proxy answers to FILE (gzipped JSON, for the tests)",
+    )
     args = parser.parse_args(argv)
     if args.shapes_only:
         data = json.loads(CATALOG.read_text())
@@ -315,35 +419,25 @@ def main(argv: list[str] | None = None) -> int:
                 entry.pop(fact, None)
             entry.update(shape(minor))
         return _emit(data, args.write)
+    proxy = Recorder() if args.record else Proxy()
     if args.only:
         data = json.loads(CATALOG.read_text())
         for minor in args.only.split(","):
-            entry = read_minor(minor)
+            entry = read_minor(minor, proxy)
             if entry is None:
                 raise SystemExit(f"{minor}: no usable patch")
-            print(
-                f"{minor}: v{minor}.{entry['newest_patch']}"
-                + (f"-{entry['prerelease']}" if entry.get("prerelease") else ""),
-                file=sys.stderr,
-            )
+            print(f"{minor}: {_shown(minor, entry)}", file=sys.stderr)
             data["minors"][minor] = entry
-        return _emit(data, args.write)
-    major, first = (int(x) for x in args.first.split("."))
-    minors: dict[str, Any] = {}
-    y = first
-    while True:
-        minor = f"{major}.{y}"
-        entry = read_minor(minor)
-        if entry is None:
-            break
-        print(
-            f"{minor}: v{minor}.{entry['newest_patch']}"
-            + (f"-{entry['prerelease']}" if entry.get("prerelease") else ""),
-            file=sys.stderr,
-        )
-        minors[minor] = entry
-        y += 1
-    return _emit({"schema": 1, "minors": minors}, args.write)
+    else:
+        major, y = (int(x) for x in args.first.split("."))
+        data = {"schema": 1, "minors": {}}
+        while (entry := read_minor(f"{major}.{y}", proxy)) is not None:
+            print(f"{major}.{y}: {_shown(f'{major}.{y}', entry)}", file=sys.stderr)
+            data["minors"][f"{major}.{y}"] = entry
+            y += 1
+    if isinstance(proxy, Recorder):
+        save_answers(proxy.answers, args.record)
+    return _emit(data, args.write)
 
 
 def _shown(minor: str, entry: dict[str, Any]) -> str:

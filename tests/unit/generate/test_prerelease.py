@@ -1,7 +1,8 @@
 """A project at the 1.38 pre-release (issue 22), without Go builds: its go.mod names the
 Go it needs (go directive, toolchain, godebug), the Makefile lets the go command fetch
-that toolchain, the Dockerfile builds with its Go, and an upgrade 1.37 -> 1.38.0-beta.0
--> 1.28.3 keeps the plugin's code byte for byte while go.mod gains and drops the lines.
+that toolchain, the Dockerfile builds with its Go, and an upgrade 1.37 -> 1.34 ->
+1.38.0-beta.0 -> 1.28.3 keeps the plugin's code byte for byte while go.mod gains and drops the lines
+(1.32 to 1.37 carry their release's godebug line, 1.34's older than its go directive).
 Building it with the selected toolchain: tests/integration/test_integration_prerelease.py."""
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ def test_upgrade_to_the_prerelease_and_back_keeps_the_code(kplugin: Kplugin, tmp
         return {p: c for p, c in tree(project).items() if scaffold.is_user_file(Path(p))}  # type: ignore[arg-type]
 
     before = user_code()
+    assert "godebug default=go1.26" in (project / "go.mod").read_text().splitlines()
     for version, lines, absent in [
+        ("1.34", ("go 1.25.0", "godebug default=go1.24"), ("toolchain",)),
         (BETA, ("go 1.27.0", "toolchain go1.27.3", "godebug default=go1.27"), ()),
         ("1.28.3", ("go 1.20",), ("toolchain", "godebug")),
     ]:
