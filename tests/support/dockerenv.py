@@ -7,6 +7,7 @@ passed as --go-image: user-facing defaults stay golang:<ver> and distroless.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shutil
@@ -19,8 +20,11 @@ GO_IMAGE = "kplugin-test/go:local"
 BASE_IMAGE = "scratch"
 
 
-def _go_root() -> Path:
-    return Path(subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True, check=True).stdout.strip())
+def _go_root(toolchain: str = "") -> Path:
+    """This machine's Go, or the toolchain named (``go1.27.3``, fetched by the go command)."""
+    env = {**os.environ, "GOTOOLCHAIN": toolchain} if toolchain else None
+    out = subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True, check=True, env=env)
+    return Path(out.stdout.strip())
 
 
 def _dir(tar: tarfile.TarFile, name: str, mode: int = 0o755) -> None:
@@ -38,8 +42,9 @@ def _skip_heavy(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
     return info
 
 
-def seed_go_image(tag: str = GO_IMAGE) -> str:
-    """docker import the builder image unless it is there already; returns the tag."""
+def seed_go_image(tag: str = GO_IMAGE, toolchain: str = "") -> str:
+    """docker import the builder image unless it is there already; returns the tag. With
+    ``toolchain`` the image holds that Go release instead of this machine's."""
     if subprocess.run(["docker", "image", "inspect", tag], capture_output=True, check=False).returncode == 0:
         return tag
     busybox = shutil.which("busybox") or "/bin/busybox"
@@ -60,7 +65,7 @@ def seed_go_image(tag: str = GO_IMAGE) -> str:
             info = tarfile.TarInfo("etc/passwd")
             info.size = len(passwd)
             tar.addfile(info, io.BytesIO(passwd))
-            tar.add(str(_go_root()), "usr/local/go", filter=_skip_heavy)
+            tar.add(str(_go_root(toolchain)), "usr/local/go", filter=_skip_heavy)
         changes = [
             "ENV PATH=/usr/local/go/bin:/bin",
             "ENV GOPATH=/go",
@@ -73,4 +78,38 @@ def seed_go_image(tag: str = GO_IMAGE) -> str:
         for change in changes:
             cmd += ["--change", change]
         subprocess.run([*cmd, str(rootfs), tag], check=True, capture_output=True)
+    return tag
+
+
+def seed_warm_go_image(project: Path, base: str = GO_IMAGE) -> str:
+    """A builder image whose module and build caches already hold what the project's
+    kube-scheduler needs, for a builder that has no cache mounts (the legacy builder): its
+    test then compiles what changed, not all of Kubernetes. Made once per machine and
+    go.sum (one full compile); an older one is removed. Returns the tag."""
+    base_id = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{.Id}}", base], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    key = hashlib.sha256(base_id.encode() + (project / "go.sum").read_bytes()).hexdigest()[:12]
+    repository = "kplugin-test/go-warm"
+    tag = f"{repository}:{key}"
+    if subprocess.run(["docker", "image", "inspect", tag], capture_output=True, check=False).returncode == 0:
+        return tag
+    old = subprocess.run(
+        ["docker", "images", "-q", repository], capture_output=True, text=True, check=True
+    ).stdout.split()
+    if old:
+        subprocess.run(["docker", "rmi", "-f", *sorted(set(old))], capture_output=True, check=False)
+    name = f"kplugin-warm-{os.getpid()}"
+    compile_all = "go mod download && go build -o /tmp/kube-scheduler ./cmd/scheduler && rm /tmp/kube-scheduler"
+    container = ["--name", name, "--network", "host", "-v", f"{project}:/src:ro", "-w", "/src"]
+    env = ["-e", "CGO_ENABLED=0", "-e", "GOFLAGS=-trimpath"]
+    try:
+        subprocess.run(
+            ["docker", "run", *container, *env, base, "sh", "-c", compile_all],
+            capture_output=True,
+            check=True,
+        )
+        subprocess.run(["docker", "commit", name, tag], capture_output=True, check=True)
+    finally:
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True, check=False)
     return tag
