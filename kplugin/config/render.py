@@ -41,7 +41,7 @@ def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:
 
 def parse_weights(values: Sequence[str], project: Project) -> dict[str, int]:
     weights = {}
-    scorers = {p.name for p in project.plugins if p.has(ExtensionPoint.SCORE)}
+    scorers = {p.name for p in project.plugins if any(p.has(e) for e in ExtensionPoint if e.row.weighted)}
     for value in values:
         if len(value) > 200:
             raise UsageError(
@@ -57,7 +57,7 @@ def parse_weights(values: Sequence[str], project: Project) -> dict[str, int]:
                 f"{Setting.WEIGHT} {value!r}: no plugin {name!r} in this project ({', '.join(sorted(scorers))})"
             )
         if name not in scorers:
-            raise UsageError(f"{Setting.WEIGHT} {value!r}: {name} has no Score extension point")
+            raise UsageError(f"{Setting.WEIGHT} {value!r}: {name} has no Score or PlacementScore extension point")
         if not re.fullmatch(r"[0-9]{1,10}", number, re.ASCII) or not 1 <= int(number) <= MAX_WEIGHT:
             raise UsageError(f"{Setting.WEIGHT} {value!r}: the weight must be a whole number from 1 to {MAX_WEIGHT}")
         weights[name] = int(number)

@@ -18,6 +18,7 @@ from kplugin.model.spec import (
     PluginSpec,
     package_name,
     parse_extension_points,
+    require_available,
     validate_plugin_name,
 )
 
@@ -42,6 +43,7 @@ def new_plugin(project: Project, name: str, extension_points: str | None) -> Plu
     if any(p.package == package for p in project.plugins) or safefs.lstat_mode(project.root / "pkg" / package):
         raise UsageError(f"plugin {name!r}: pkg/{package} already exists; choose another name")
     points = parse_extension_points(extension_points) if extension_points is not None else DEFAULT_EXTENSION_POINTS
+    require_available(points, project.target)
     _one_queue_sort(project, name, points)
     return PluginSpec.new(name, points)
 
@@ -150,6 +152,7 @@ def add_extension_points(
     if plugin is None:
         raise UsageError(f"plugin {name!r} is not in this project ({', '.join(p.name for p in project.plugins)})")
     added = parse_extension_points(extension_points, "POINT")
+    require_available(added, project.target, "POINT")
     already = [str(p) for p in added if plugin.has(p)]
     if already:
         raise UsageError(f"{name} is already at {', '.join(already)}; kplugin.yaml lists its extension points")

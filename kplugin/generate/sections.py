@@ -101,6 +101,8 @@ PLUGIN_GO: tuple[tuple[str, Rule], ...] = (
     point(E.PRE_BIND),
     point(E.BIND),
     point(E.POST_BIND),
+    point(E.PLACEMENT_GENERATE),
+    point(E.PLACEMENT_SCORE),
     point(E.ENQUEUE_EXTENSIONS),
     ("sign", lambda s: s.signs),
     # the hints of EventsToRegister count requests too
@@ -117,6 +119,8 @@ PLUGIN_TEST_GO: tuple[tuple[str, Rule], ...] = (
     point(E.SCORE),
     ("bindingcycle", tested_in("bindingcycle")),
     point(E.QUEUE_SORT),
+    point(E.PLACEMENT_GENERATE),
+    point(E.PLACEMENT_SCORE),
     point(E.ENQUEUE_EXTENSIONS),
     ("sign", lambda s: s.signs),
 )
@@ -146,6 +150,8 @@ def native_helpers(shape: Shape) -> list[str]:
         helpers += ["LookupNode"]
     if shape.plugin.has(E.ENQUEUE_EXTENSIONS):
         helpers += ["NodeChange", "PodChange"]
+    if shape.plugin.has(E.PLACEMENT_GENERATE):
+        helpers += ["PodGroupPods"]
     if (shape.plugin.has(E.ENQUEUE_EXTENSIONS) and shape.plugin.args) and not shape.uses_demand:
         helpers += ["PodRequests"]
     return helpers

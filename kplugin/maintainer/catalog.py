@@ -100,6 +100,13 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
     # fwk.SignPlugin (KEP-5598, gate OpportunisticBatching beta and on): a profile batches
     # only when every PreFilter, Filter, PreScore and Score plugin signs pods
     "sign_pod": [("1.28", False, ""), ("1.35", True, "SignPod: plugins that sign pods keep batching on")],
+    # framework/interface.go, cycle_state.go, types.go of kube-scheduler and pkg/scheduler/framework
+    "pod_groups": [
+        ("1.28", "none", ""),
+        ("1.36", "v1alpha2", "PlacementGenerate and PlacementScore: a pod group's placements"),
+        ("1.37", "v1beta1", "ScorePlacement gets a PlacementCycleState"),
+        ("1.38", "generic", "PodGroupInfo wraps GenericPodGroup; GetAllUnscheduledPods"),
+    ],
 }
 # Minors whose sources the facts above were checked against; a newer minor the proxy
 # serves is catalogued as data only (no templates) until someone checks it.

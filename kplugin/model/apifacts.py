@@ -66,6 +66,23 @@ class QueueingHints(enum.StrEnum):
     ALWAYS = "always"  # gate removed (1.37)
 
 
+class PodGroups(enum.StrEnum):
+    """The pod-group cycle's API (workload-aware scheduling): the PlacementGenerate and
+    PlacementScore points, and how a PodGroupInfo is made (read in each minor's
+    k8s.io/kube-scheduler/framework and pkg/scheduler/framework)."""
+
+    NONE = "none"  # no pod-group cycle (up to 1.35)
+    # 1.36: ScorePlacement gets the PodGroupCycleState; the in-tree PodGroupInfo is
+    # {Namespace, Name, UnscheduledPods}; PodGroups are scheduling.k8s.io/v1alpha2
+    V1ALPHA2 = "v1alpha2"
+    # 1.37: ScorePlacement gets a PlacementCycleState (SetPodGroupSchedulingCycle links it
+    # to its group's); PodGroupInfo carries the v1beta1 PodGroup, which its pods need
+    V1BETA1 = "v1beta1"
+    # 1.38: PodGroupInfo embeds fwk.GenericPodGroup; GetAllUnscheduledPods,
+    # SetPodGroupCycleState
+    GENERIC = "generic"
+
+
 class ApiFacts(NamedTuple):
     """The framework API of one Kubernetes minor, as the templates need it (a NamedTuple:
     see kplugin.model.versions for why)."""
@@ -100,6 +117,8 @@ class ApiFacts(NamedTuple):
     hints_on_through_patch: int
     # fwk.SignPlugin (SignPod, KEP-5598 opportunistic batching) exists (1.35 on)
     sign_pod: bool
+    # the pod-group cycle's API: PlacementGenerate and PlacementScore (1.36 on)
+    pod_groups: PodGroups
 
     @classmethod
     def from_catalog(cls, entry: dict[str, Any]) -> ApiFacts:
@@ -151,4 +170,5 @@ _TYPES: dict[str, Any] = {
     "PodRequests": PodRequests,
     "DeepcopyFlags": DeepcopyFlags,
     "QueueingHints": QueueingHints,
+    "PodGroups": PodGroups,
 }

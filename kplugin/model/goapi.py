@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 
-from kplugin.model.apifacts import ApiFacts, PostFilterArg, PreBindPreFlight, QueuedInfo
+from kplugin.model.apifacts import ApiFacts, PodGroups, PostFilterArg, PreBindPreFlight, QueuedInfo
 
 
 class ApiMode(enum.StrEnum):
@@ -87,6 +87,18 @@ _PLUGIN_TYPES = (
     # a pod held by Permit's Wait (Handle.GetWaitingPod, IterateOverWaitingPods)
     "WaitingPod",
 )
+# The pod-group cycle's types (fwk, 1.36 on): spelled only for minors that have them.
+_POD_GROUP_TYPES = (
+    "PodGroupInfo",
+    "PodGroupCycleState",
+    "Placement",
+    "GeneratePlacementsResult",
+    "PodGroupAssignments",
+    "PlacementScore",
+    "PlacementScoreExtensions",
+    "PlacementGeneratePlugin",
+    "PlacementScorePlugin",
+)
 # Data types whose name changed between minors without a catalog fact of their own: each is
 # tied to the fact that changed in the same minor (both read in that minor's sources), as
 # name -> (fact, {the fact's value: the type's name}). A fact value without a name fails
@@ -112,6 +124,7 @@ HELPERS = (
     "PodRequests",
     "NodeChange",
     "PodChange",
+    "PodGroupPods",
 )
 # What only the layer offers (internal/fw writes their bodies for the minor itself; native
 # code spells the framework's own fields and types).
@@ -147,6 +160,11 @@ def native_names(facts: ApiFacts) -> dict[str, str]:
         names["SignPlugin"] = "fwk.SignPlugin"
     if facts.prebind_preflight is PreBindPreFlight.RESULT:
         names["PreBindPreFlightResult"] = "fwk.PreBindPreFlightResult"
+    if facts.pod_groups is not PodGroups.NONE:
+        names.update({name: f"fwk.{name}" for name in _POD_GROUP_TYPES})
+        # what ScorePlacement gets: its group's cycle state (1.36), a placement's (1.37 on)
+        state = "PodGroupCycleState" if facts.pod_groups is PodGroups.V1ALPHA2 else "PlacementCycleState"
+        names["PlacementState"] = f"fwk.{state}"
     # Native code calls package-local helpers (rendered into plugin.go with native bodies).
     names.update({helper: helper[0].lower() + helper[1:] for helper in HELPERS})
     return names
@@ -171,6 +189,8 @@ def layer_names() -> dict[str, str]:
         "PreBindPreFlightResult",
         "SignFragment",
         "SignPlugin",
+        *_POD_GROUP_TYPES,
+        "PlacementState",
     )
     return {name: f"fw.{name}" for name in every}
 

@@ -21,7 +21,7 @@ Minor = tuple[int, int]  # (1, 34)
 
 class ExtensionPoint(enum.StrEnum):
     """Scheduling Framework extension points kplugin can generate, in cycle order (the
-    rows of POINTS, in the same order).
+    rows of POINTS, in the same order): a pod's, then a pod group's.
 
     ``enqueueextensions`` is not an extension point of the configuration but an optional
     interface (EventsToRegister) that tells the scheduler when to retry rejected pods.
@@ -39,6 +39,9 @@ class ExtensionPoint(enum.StrEnum):
     PRE_BIND = "prebind"
     BIND = "bind"
     POST_BIND = "postbind"
+    # a pod group's cycle (workload-aware scheduling, 1.36 on)
+    PLACEMENT_GENERATE = "placementgenerate"
+    PLACEMENT_SCORE = "placementscore"
     ENQUEUE_EXTENSIONS = "enqueueextensions"
 
     @property
@@ -95,6 +98,8 @@ class Point(NamedTuple):
     # the first and last minor that have it (None: every minor kplugin supports; still there)
     first: str | None = None
     last: str | None = None
+    # the configuration gives the plugin a weight here (the framework refuses none)
+    weighted: bool = False
     # kplugin new's default points
     default: bool = False
     # the sample plugin reads its Args (a label and a resource) here
@@ -195,6 +200,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         sample_args=True,
         demand=True,
         signs=True,
+        weighted=True,
     ),
     _E.RESERVE: Point(
         config="reserve",
@@ -250,6 +256,27 @@ POINTS: dict[ExtensionPoint, Point] = {
         section="postbind",
         parts=("plugin_go", *_STUBS),
         tested_in="bindingcycle",
+    ),
+    _E.PLACEMENT_GENERATE: Point(
+        config="placementGenerate",
+        interface="PlacementGeneratePlugin",
+        methods=(Method("GeneratePlacements"),),
+        metrics=("PlacementGenerate",),
+        help="split the nodes into the placements a pod group may take",
+        section="placementgenerate",
+        parts=(*_OWN, *_STUBS),
+        first="1.36",
+    ),
+    _E.PLACEMENT_SCORE: Point(
+        config="placementScore",
+        interface="PlacementScorePlugin",
+        methods=(Method("ScorePlacement"), Method("PlacementScoreExtensions")),
+        metrics=("PlacementScore", "PlacementScoreExtensionNormalize"),
+        help="rank the placements a pod group fits",
+        section="placementscore",
+        parts=(*_OWN, *_STUBS),
+        first="1.36",
+        weighted=True,
     ),
     _E.ENQUEUE_EXTENSIONS: Point(
         config=None,

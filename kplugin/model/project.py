@@ -16,6 +16,7 @@ from kplugin.model.spec import (
     ProjectSpec,
     package_name,
     parse_extension_points,
+    require_available,
     retag_image,
     validate_api,
     validate_image,
@@ -78,6 +79,8 @@ class Project(NamedTuple):
                 "the project to kplugin's own template)"
             )
         target = target or self.target
+        for plugin in plugins if plugins is not None else self.plugins:  # a pod group's points are 1.36's on
+            require_available(plugin.extension_points, target, f"plugin {plugin.name}")
         return ProjectSpec(
             name=self.name,
             module=self.module,

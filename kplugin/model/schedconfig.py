@@ -53,7 +53,7 @@ class SchedulerConfig:
             enabled = []
             for plugin in self.plugins:
                 entry: dict[str, Any] = {"name": plugin.name}
-                if plugin.has(ExtensionPoint.SCORE):
+                if any(plugin.has(p) for p in ExtensionPoint if p.row.weighted):
                     entry["weight"] = self.weights.get(plugin.name, 1)
                 enabled.append(entry)
             plugins["multiPoint"] = {"enabled": enabled}
@@ -67,7 +67,7 @@ class SchedulerConfig:
                 for plugin in self.plugins:
                     if plugin.has(point):
                         entry = {"name": plugin.name}
-                        if point is ExtensionPoint.SCORE:
+                        if point.row.weighted:
                             entry["weight"] = self.weights.get(plugin.name, 1)
                         enabled.append(entry)
                 if enabled:

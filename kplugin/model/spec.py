@@ -223,15 +223,19 @@ def parse_extension_points(value: str, where: str = Setting.EXTENSION_POINTS) ->
 def require_available(
     chosen: tuple[ExtensionPoint, ...], target: Target, where: str = Setting.EXTENSION_POINTS
 ) -> None:
-    """Refuse a point the target's minor does not have (every point kplugin knows is in
-    every minor it supports today; the table says so per point)."""
+    """Refuse a point the target's minor does not have, naming the minors that have it
+    (the table says so per point)."""
     minor = (target.version.major, target.version.minor)
     missing = [p for p in chosen if not points.available(p, minor)]
     if missing:
-        raise UsageError(
-            f"{where}: Kubernetes {target.version} has no {', '.join(missing)} extension point; "
-            "choose another point or version"
-        )
+        since = "; ".join(f"{p} is in Kubernetes {_span(p.row.first, p.row.last)}" for p in missing)
+        raise UsageError(f"{where}: Kubernetes {target.version} has no {', '.join(missing)} extension point ({since})")
+
+
+def _span(first: str | None, last: str | None) -> str:
+    if first and last:
+        return f"{first} to {last}"
+    return f"{first} and later" if first else f"{last} and earlier"
 
 
 def validate_api(api: str, where: str = Setting.API) -> ApiMode:

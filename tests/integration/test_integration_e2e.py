@@ -11,9 +11,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from support import REPO, Kplugin, example_at
+from support import REPO, Kplugin, every_point, example_at
 
-from kplugin.model.spec import ExtensionPoint
 from kplugin.model.versions import newest_release
 
 pytestmark = pytest.mark.integration
@@ -42,7 +41,7 @@ def new(kplugin: Kplugin, tmp_path: Path, version: str, *options: str) -> Path:
 
 @pytest.mark.parametrize(
     ("version", "points"),
-    [(OLDEST, "filter,score"), (NEWEST, ",".join(ExtensionPoint))],
+    [(OLDEST, "filter,score"), (NEWEST, every_point(NEWEST))],
     ids=[f"{OLDEST}-filter,score", f"{NEWEST}-every-point"],
 )
 def test_the_plugin_decides_in_a_real_scheduler(

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import Kplugin
+from support import Kplugin, every_point
 
 from kplugin.core import golang
 from kplugin.model.versions import supported_releases
@@ -27,7 +27,8 @@ BETA = str(EARLY.newest)
 def test_the_prerelease_builds_with_its_toolchain_and_its_scheduler_takes_the_config(
     kplugin: Kplugin, tmp_path: Path, go_env: dict[str, str]
 ) -> None:
-    run = kplugin("new", "early", "--k8s", BETA, "-o", str(tmp_path))
+    # with a pod group's points too, whose types 1.38 changed (GenericPodGroup)
+    run = kplugin("new", "early", "--k8s", BETA, "--extension-points", every_point(BETA), "-o", str(tmp_path))
     assert run.code == 0, run.stderr
     local = golang.local_go()
     assert local is not None
@@ -50,6 +51,8 @@ def test_the_prerelease_builds_with_its_toolchain_and_its_scheduler_takes_the_co
     test = subprocess.run(["make", "test"], cwd=project, env=go_env, capture_output=True, text=True, check=False)
     assert test.returncode == 0, test.stdout[-3000:] + test.stderr[-2000:]
     assert "ok  \texample.com/early/pkg/early" in test.stdout
+    tests = (project / "pkg/early/plugin_test.go").read_text()
+    assert "func TestGeneratePlacements(" in tests and "func TestScorePlacement(" in tests
     version = subprocess.run(["make", "-s", "-f", "-", "v"], cwd=project, env=go_env, capture_output=True, text=True,
                              input="include Makefile\nv:\n\t@$(GO) env GOVERSION\n", check=False)  # fmt: skip
     assert version.stdout.strip() == (EARLY.toolchain if older else f"go{golang.local_go()}"), version.stderr

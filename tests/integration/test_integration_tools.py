@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
+from support import every_point
 
-from kplugin.model.spec import ExtensionPoint
 from kplugin.model.tools import GOLANGCI_LINT, TOOLS
 from kplugin.model.versions import newest_release, resolve
 
@@ -28,7 +28,6 @@ pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
 OLDEST = "1.28.3"  # shared with the other integration tests, so the Go caches are too
 NEWEST = str(resolve(newest_release().key).version)
-ALL_POINTS = ",".join(ExtensionPoint)
 Tool = Callable[[str], Path]
 
 
@@ -81,7 +80,7 @@ def projects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str
     def get(version: str, api: str) -> Path:
         if (version, api) not in made:
             name = f"every-{api}-{version.replace('.', '-')}"
-            made[version, api] = new(parent, name, version, "--api", api, "--extension-points", ALL_POINTS)
+            made[version, api] = new(parent, name, version, "--api", api, "--extension-points", every_point(version))
         return made[version, api]
 
     yield get

@@ -55,3 +55,11 @@ def run_directory(base: Path) -> Path:
     """Where the whole run keeps what its pytest-xdist workers share: ``base`` is a
     worker's basetemp (pytest's ``getbasetemp()``), whose parent is the run's."""
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def every_point(version: str) -> str:
+    """Every extension point the version's minor has, as --extension-points takes them."""
+    from kplugin.model import points
+
+    minor = points.parse_minor(".".join(version.split(".")[:2]))
+    return ",".join(p for p in points.ExtensionPoint if points.available(p, minor))

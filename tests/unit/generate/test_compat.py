@@ -9,11 +9,13 @@ import pytest
 
 from kplugin.core import digest
 from kplugin.generate import scaffold
+from kplugin.model import points
 from kplugin.model.spec import ExtensionPoint, ProjectSpec
 from kplugin.model.versions import catalog, newest_target, resolve, supported_releases
 
-ALL_POINTS = ",".join(ExtensionPoint)
 MINORS = [r.key for r in supported_releases()]
+# the points every supported minor has (a pod group's come in 1.36)
+ALL_POINTS = ",".join(p for p in ExtensionPoint if all(points.available(p, points.parse_minor(m)) for m in MINORS))
 
 
 def render(minor: str, api: str = "layer", points: str = ALL_POINTS) -> dict[PurePosixPath, bytes]:
@@ -30,12 +32,20 @@ def test_every_minor_from_1_28_to_1_38_is_supported() -> None:
     assert [f"1.{y}" for y in range(28, 39)] == MINORS
 
 
-@pytest.mark.parametrize("points", [ALL_POINTS, "filter,score", "queuesort", "prebind,permit,enqueueextensions"])
-def test_user_files_are_identical_on_every_minor(points: str) -> None:
-    first = user_files(render(MINORS[0], points=points))
+@pytest.mark.parametrize(
+    "chosen",
+    [ALL_POINTS, "filter,score", "queuesort", "prebind,permit,enqueueextensions", "placementgenerate,placementscore"],
+)
+def test_user_files_are_identical_on_every_minor(chosen: str) -> None:
+    """...that has the points chosen (a pod group's from 1.36)."""
+    having = [
+        m for m in MINORS if all(points.available(ExtensionPoint(p), points.parse_minor(m)) for p in chosen.split(","))
+    ]
+    first = user_files(render(having[0], points=chosen))
     assert PurePosixPath("pkg/compat/plugin.go") in first
-    for minor in MINORS[1:]:
-        assert user_files(render(minor, points=points)) == first, minor
+    for minor in having[1:]:
+        assert user_files(render(minor, points=chosen)) == first, minor
+    assert len(having) >= 3
 
 
 def test_only_generated_files_carry_the_version() -> None:

@@ -71,7 +71,7 @@ def test_help_lists_the_tables_points(kplugin: Callable[..., Run]) -> None:
         assert run.code == 0, run.stderr
         assert f"Default: {points.default_words()}." in " ".join(run.stdout.split())
     readme = (REPO / "README.md").read_text()
-    assert f"| `--extension-points` | `{points.default_words()}` | any of `{points.words()}` |" in readme
+    assert f"| `--extension-points` | `{points.default_words()}` | any of `{points.words()}` (" in readme
 
 
 def test_add_extension_point_finds_each_points_method() -> None:
@@ -100,7 +100,7 @@ def test_cookiecutter_json_has_the_tables_variables() -> None:
 
 
 def test_template_context_has_the_tables_variables() -> None:
-    target = versions.resolve("1.28.3")
+    target = versions.resolve("1.37")  # the newest release has every point
     project = spec.ProjectSpec.create("all", target, extension_points=ALL)
     context = scaffold.template_context(project, point=ExtensionPoint.PRE_BIND)
     assert {key: context[key] for key in points.template_flags()} == dict.fromkeys(points.template_flags(), True)
@@ -165,11 +165,15 @@ def test_native_code_implements_each_minors_methods(minor: str) -> None:
 
 def test_layer_code_has_the_newest_methods() -> None:
     """internal/fw has the newest framework's shape: a --api layer plugin defines the
-    methods of the newest minor kplugin supports, on every minor."""
+    methods of the newest minor kplugin supports, on every minor that has the point."""
     newest = versions.supported_releases()[-1].newest
-    project = spec.ProjectSpec.create("all", versions.resolve("1.28"), extension_points=ALL)
-    rendered = templating.render_tree(scaffold.template_context(project))
-    plugin = {str(path): content for path, content in rendered.items()}["all/pkg/all/plugin.go"].decode()
-    defined = set(re.findall(r"^func \(\w+ \*?All\) (\w+)\(", plugin, re.M))
-    for point in ExtensionPoint:
-        assert set(points.methods(point, (newest.major, newest.minor))) <= defined, point
+    for minor in ("1.28", "1.36"):
+        target = versions.resolve(minor)
+        present = [p for p in ExtensionPoint if points.available(p, (target.version.major, target.version.minor))]
+        project = spec.ProjectSpec.create("all", target, extension_points=",".join(present))
+        rendered = templating.render_tree(scaffold.template_context(project))
+        plugin = {str(path): content for path, content in rendered.items()}["all/pkg/all/plugin.go"].decode()
+        defined = set(re.findall(r"^func \(\w+ \*?All\) (\w+)\(", plugin, re.M))
+        for point in present:
+            assert set(points.methods(point, (newest.major, newest.minor))) <= defined, point
+    assert ExtensionPoint.PLACEMENT_SCORE in present  # 1.36 has every point

@@ -11,7 +11,7 @@ import pytest
 from kplugin.generate import gosource
 from kplugin.maintainer import catalog
 from kplugin.model import goapi
-from kplugin.model.apifacts import ApiFacts
+from kplugin.model.apifacts import ApiFacts, PodGroups
 from kplugin.model.versions import catalog as releases
 
 
@@ -170,6 +170,10 @@ FW_TEMPLATE = (
 )
 
 
+# what internal/fw spells only for a minor with a pod-group cycle (1.36 on)
+POD_GROUP_NAMES = {*goapi._POD_GROUP_TYPES, "PlacementState"}
+
+
 @pytest.mark.parametrize("minor", list(PERMIT_AND_GANG))
 def test_every_native_name_the_layer_template_uses_is_a_fact_of_every_minor(minor: str) -> None:
     """internal/fw spells the framework through N.<name> (goapi.native_names): each one must
@@ -177,5 +181,7 @@ def test_every_native_name_the_layer_template_uses_is_a_fact_of_every_minor(mino
     used = set(re.findall(r"\bN\.(\w+)", FW_TEMPLATE.read_text()))
     assert {"WaitingPod", "EventResource", "All", "Status", "QueuedInfo"} <= used
     # names the template only reaches where the minor has them
-    guarded = {"PreBindPreFlightResult"}
+    guarded = {"PreBindPreFlightResult", *POD_GROUP_NAMES}
     assert used - guarded <= set(goapi.native_names(shape(minor)))
+    facts = shape(minor)
+    assert (set(goapi.native_names(facts)) >= POD_GROUP_NAMES) == (facts.pod_groups is not PodGroups.NONE)

@@ -160,6 +160,35 @@ func NativeEvents(events []ClusterEventWithHint) [][[ N.ClusterEventWithHint ]] 
 	}
 	return out
 }
+<% if S.pod_groups != "none" %>
+
+// A pod group's scheduling cycle (workload-aware scheduling), as Kubernetes [[ c.k8s_minor ]]
+// names it: PlacementGenerate splits the nodes into placements, PlacementScore ranks
+// the placements the whole group fits.
+type (
+	// PodGroupInfo is a pod group in its cycle: GetName, GetNamespace, and PodGroupPods.
+	PodGroupInfo = [[ N.PodGroupInfo ]]
+	// PodGroupCycleState carries data through one pod group's cycle.
+	PodGroupCycleState = [[ N.PodGroupCycleState ]]
+	// PlacementState is the state ScorePlacement gets: Kubernetes 1.36 passes the group's
+	// cycle state, later minors each placement's own.
+	PlacementState = [[ N.PlacementState ]]
+	// Placement is a named set of nodes a pod group may be placed on.
+	Placement = [[ N.Placement ]]
+	// GeneratePlacementsResult holds the placements GeneratePlacements proposes.
+	GeneratePlacementsResult = [[ N.GeneratePlacementsResult ]]
+	// PodGroupAssignments is a placement with a proposed node for each pod of the group
+	// (GetPod, GetNodeName).
+	PodGroupAssignments = [[ N.PodGroupAssignments ]]
+	// PlacementScore is a placement's score, as NormalizePlacementScore gets it.
+	PlacementScore = [[ N.PlacementScore ]]
+	// PlacementScoreExtensions normalizes a plugin's placement scores.
+	PlacementScoreExtensions = [[ N.PlacementScoreExtensions ]]
+	// PlacementGeneratePlugin and PlacementScorePlugin are the pod-group cycle's points.
+	PlacementGeneratePlugin = [[ N.PlacementGeneratePlugin ]]
+	PlacementScorePlugin    = [[ N.PlacementScorePlugin ]]
+)
+<% endif %>
 <% if S.sign_pod %>
 
 // SignFragment is one thing a plugin's decisions about a pod depend on (SignPod).
@@ -226,7 +255,7 @@ type PreBindPreFlightResult struct {
 }
 <% endif %>
 [[ go.helpers(
-    {"NodeInfo": "NodeInfo", "PodInfo": "PodInfo", "QueuedInfo": "QueuedInfo", "Handle": "Handle"},
+    {"NodeInfo": "NodeInfo", "PodInfo": "PodInfo", "QueuedInfo": "QueuedInfo", "Handle": "Handle", "PodGroupInfo": "PodGroupInfo"},
     c._helpers, S, c._helpers) ]]
 // InitialAttempt returns when the entry first entered the active queue (its first
 // scheduling attempt): the time to order a gang or measure its wait by, which, unlike

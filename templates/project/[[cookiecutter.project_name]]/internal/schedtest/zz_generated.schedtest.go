@@ -15,10 +15,12 @@ package schedtest
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,7 +47,7 @@ type Plugin struct {
 	Args string
 	// Extensions are the extension points to enable it at: "PreEnqueue", "QueueSort",
 	// "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Reserve", "Permit",
-	// "PreBind", "Bind", "PostBind".
+	// "PreBind", "Bind", "PostBind"<% if S.pod_groups != "none" %>, and a pod group's "PlacementGenerate", "PlacementScore"<% endif %>.
 	Extensions []string
 	// Weight is the score weight (default 1).
 	Weight int32
@@ -393,6 +395,104 @@ func (h *Harness) ScoreFunc(name string) func(context.Context, [[ N.CycleState ]
 <% endif %>
 }
 
+<% if S.pod_groups != "none" %>
+// PodGroup is a gang of pods (a PodGroup with a gang policy of minCount) as Kubernetes
+// [[ c.k8s_minor ]]'s pod-group cycle sees it, its pods not scheduled yet.
+func PodGroup(namespace, name string, minCount int32, pods ...*v1.Pod) fwk.PodGroupInfo {
+<% if S.pod_groups == "v1alpha2" %>
+	// Kubernetes [[ c.k8s_minor ]]'s PodGroupInfo has no policy: the gang's minimum is the PodGroup's.
+	return &framework.PodGroupInfo{Namespace: namespace, Name: name, UnscheduledPods: pods}
+<% else %>
+	pg := &schedulingapi.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{
+			Gang: &schedulingapi.GangSchedulingPolicy{MinCount: minCount},
+		}},
+	}
+<% if S.pod_groups == "v1beta1" %>
+	return &framework.PodGroupInfo{Namespace: namespace, Name: name, Type: fwk.PodGroupKeyType, PodGroup: pg, UnscheduledPods: pods}
+<% else %>
+	return &framework.PodGroupInfo{GenericPodGroup: fwk.NewGenericPodGroup(pg), UnscheduledPods: pods}
+<% endif %>
+<% endif %>
+}
+
+// Placement is a placement of the named nodes of the snapshot.
+func (h *Harness) Placement(name string, nodeNames ...string) *fwk.Placement {
+	placement := &fwk.Placement{Name: name}
+	for _, node := range nodeNames {
+		placement.Nodes = append(placement.Nodes, h.NodeInfo(node))
+	}
+	return placement
+}
+
+// GeneratePlacements runs the PlacementGenerate plugins on every node of the snapshot, as
+// the pod-group cycle does for a group that has no parent placement.
+func (h *Harness) GeneratePlacements(ctx context.Context, podGroup fwk.PodGroupInfo) ([]*fwk.Placement, *fwk.Status) {
+	nodes, err := h.lister.NodeInfos().List()
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	return h.Framework.RunPlacementGeneratePlugins(ctx, framework.NewCycleState(), podGroup, nodes)
+}
+
+// Assign proposes a node (by name) for each pod of the group in a placement, as the
+// pod-group cycle does before it scores the placement.
+func Assign(placement *fwk.Placement, nodeOf map[*v1.Pod]string) *fwk.PodGroupAssignments {
+	assignments := &fwk.PodGroupAssignments{Placement: placement}
+	for pod, node := range nodeOf {
+		assignments.ProposedAssignments = append(assignments.ProposedAssignments, &proposed{pod: pod, node: node})
+	}
+	sort.Slice(assignments.ProposedAssignments, func(i, j int) bool {
+		return assignments.ProposedAssignments[i].GetPod().Name < assignments.ProposedAssignments[j].GetPod().Name
+	})
+	return assignments
+}
+
+// proposed is a pod and the node proposed for it (the framework has no exported one).
+type proposed struct {
+	pod  *v1.Pod
+	node string
+}
+
+func (p *proposed) GetPod() *v1.Pod      { return p.pod }
+func (p *proposed) GetNodeName() string { return p.node }
+<% if S.pod_groups != "v1alpha2" %>
+func (p *proposed) GetPodInfo() fwk.PodInfo {
+	info, _ := framework.NewPodInfo(p.pod)
+	return info
+}
+func (p *proposed) GetCycleState() fwk.CycleState { return framework.NewCycleState() }
+<% endif %>
+
+// ScorePlacements runs the PlacementScore plugins (with their weights and
+// NormalizePlacementScore) on the placements and returns each one's total score by
+// placement name.
+func (h *Harness) ScorePlacements(ctx context.Context, podGroup fwk.PodGroupInfo, placements ...*fwk.PodGroupAssignments) (map[string]int64, *fwk.Status) {
+	state := framework.NewCycleState()
+<% if S.pod_groups == "v1alpha2" %>
+	scores, status := h.Framework.RunPlacementScorePlugins(ctx, state, podGroup, placements)
+<% else %>
+	// each placement has a state of its own, linked to its group's
+	states := make([]fwk.PlacementCycleState, len(placements))
+	for i := range placements {
+		placementState := framework.NewCycleState()
+		placementState.[[ "SetPodGroupCycleState" if S.pod_groups == "generic" else "SetPodGroupSchedulingCycle" ]](state)
+		states[i] = placementState
+	}
+	scores, status := h.Framework.RunPlacementScorePlugins(ctx, state, podGroup, placements, states)
+<% endif %>
+	if !status.IsSuccess() {
+		return nil, status
+	}
+	totals := make(map[string]int64, len(scores))
+	for _, score := range scores {
+		totals[score.Placement.Name] = score.TotalScore
+	}
+	return totals, nil
+}
+
+<% endif %>
 // snapshot is the SharedLister the framework reads nodes from, over fixed NodeInfos.
 // Listers later minors add are embedded as nil interfaces: these tests never use them.
 type snapshot struct {

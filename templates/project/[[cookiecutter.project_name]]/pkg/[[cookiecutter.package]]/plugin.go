@@ -8,6 +8,7 @@ package [[ c.package ]]
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"

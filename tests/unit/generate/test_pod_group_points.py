@@ -1,0 +1,127 @@
+"""A pod group's extension points (issue 23): PlacementGenerate and PlacementScore, from
+1.36. Refused with one line naming the first minor that has them wherever a plugin gets
+points (new, add plugin, add extension-point, upgrade), enabled in the configuration
+(PlacementScore with a weight, which the framework insists on), and spelled as each
+minor has them: ScorePlacement's state, the in-tree PodGroupInfo, the cycle-state setter.
+The generated tests run in Go at 1.37 (layer and native,
+tests/integration/test_integration_compat.py) and at the 1.38 pre-release
+(test_integration_prerelease.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+from support import Kplugin, tree
+
+POINTS = "placementgenerate,placementscore"
+
+
+def new(kplugin: Kplugin, parent: Path, name: str, version: str, *args: str) -> Path:
+    run = kplugin("new", name, "--k8s", version, "--no-tidy", "-o", str(parent), *args)
+    assert run.code == 0, run.stderr
+    return parent / name
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["new", "early", "--k8s", "1.35", "--extension-points", f"filter,{POINTS}"],
+        ["add", "plugin", "Racks", "--extension-points", "placementscore"],
+        ["add", "extension-point", "Old", "placementgenerate"],
+    ],
+)
+def test_refused_before_1_36_in_one_line(kplugin: Kplugin, tmp_path: Path, command: list[str]) -> None:
+    project = new(kplugin, tmp_path, "old", "1.35")
+    before = tree(project)
+    where = ["-o", str(tmp_path)] if command[0] == "new" else ["-p", str(project), "--no-tidy"]
+    run = kplugin(*command, *where)
+    assert run.code == 2 and run.stdout == ""
+    (line,) = run.stderr.splitlines()
+    assert "Kubernetes 1.35.8 has no placement" in line and "is in Kubernetes 1.36 and later" in line
+    assert tree(project) == before and not (tmp_path / "early").exists()
+
+
+def test_upgrade_below_1_36_is_refused_and_changes_nothing(kplugin: Kplugin, tmp_path: Path) -> None:
+    project = new(kplugin, tmp_path, "racks", "1.37", "--extension-points", POINTS)
+    before = tree(project)
+    run = kplugin("upgrade", str(project), "--k8s", "1.35", "--no-tidy")
+    assert run.code == 2
+    (line,) = run.stderr.splitlines()
+    assert line.endswith(
+        "(placementgenerate is in Kubernetes 1.36 and later; placementscore is in Kubernetes 1.36 and later)"
+    )
+    assert tree(project) == before
+    run = kplugin("upgrade", str(project), "--k8s", "1.36", "--no-tidy")  # a minor that has them
+    assert run.code == 0, run.stderr
+
+
+def test_the_configuration_enables_them_placement_score_with_a_weight(kplugin: Kplugin, tmp_path: Path) -> None:
+    project = new(kplugin, tmp_path, "racks", "1.37", "--extension-points", POINTS, "--plugin", "Racks")
+    config = YAML(typ="safe").load((project / "deploy/scheduler-config.yaml").read_text())
+    plugins = config["profiles"][0]["plugins"]
+    assert plugins["placementGenerate"] == {"enabled": [{"name": "Racks"}]}
+    assert plugins["placementScore"] == {"enabled": [{"name": "Racks", "weight": 1}]}
+    run = kplugin("render-config", str(project), "--weight", "Racks=3")
+    assert run.code == 0, run.stderr
+    assert YAML(typ="safe").load(run.stdout)["profiles"][0]["plugins"]["placementScore"] == {
+        "enabled": [{"name": "Racks", "weight": 3}]
+    }
+    only_generate = new(kplugin, tmp_path, "gen", "1.37", "--extension-points", "placementgenerate")
+    run = kplugin("render-config", str(only_generate), "--weight", "Gen=3")
+    assert run.code == 2 and "has no Score or PlacementScore extension point" in run.stderr
+
+
+def test_each_minor_spells_its_own_pod_group_api(kplugin: Kplugin, tmp_path: Path) -> None:
+    layer = {
+        v: new(kplugin, tmp_path, f"l{v[-1]}", v, "--extension-points", POINTS)
+        for v in ("1.36", "1.37", "1.38.0-beta.0")
+    }
+    fw = {v: (p / "internal/fw/zz_generated.fw.go").read_text() for v, p in layer.items()}
+    schedtest = {v: (p / "internal/schedtest/zz_generated.schedtest.go").read_text() for v, p in layer.items()}
+    # ScorePlacement's state: the group's in 1.36, each placement's from 1.37
+    assert "PlacementState = fwk.PodGroupCycleState" in fw["1.36"]
+    assert (
+        "PlacementState = fwk.PlacementCycleState" in fw["1.37"]
+        and "PlacementState = fwk.PlacementCycleState" in fw["1.38.0-beta.0"]
+    )
+    # the pods of a group: renamed in 1.38
+    assert "return podGroup.GetUnscheduledPods()" in fw["1.37"]
+    assert "return podGroup.GetAllUnscheduledPods()" in fw["1.38.0-beta.0"]
+    # how a test makes a PodGroupInfo and links a placement's state to its group's
+    assert "&framework.PodGroupInfo{Namespace: namespace, Name: name, UnscheduledPods: pods}" in schedtest["1.36"]
+    assert (
+        "Type: fwk.PodGroupKeyType, PodGroup: pg" in schedtest["1.37"]
+        and "SetPodGroupSchedulingCycle(state)" in schedtest["1.37"]
+    )
+    assert (
+        "fwk.NewGenericPodGroup(pg)" in schedtest["1.38.0-beta.0"]
+        and "SetPodGroupCycleState(state)" in schedtest["1.38.0-beta.0"]
+    )
+    assert "RunPlacementScorePlugins(ctx, state, podGroup, placements)\n" in schedtest["1.36"]
+    assert "RunPlacementScorePlugins(ctx, state, podGroup, placements, states)" in schedtest["1.37"]
+    # a minor without a pod-group cycle has none of it
+    old = (new(kplugin, tmp_path, "before", "1.35") / "internal/fw/zz_generated.fw.go").read_text()
+    assert "PodGroupInfo" not in old and "PodGroupPods" not in old
+    # native code is written as each minor has it
+    native = {
+        v: new(kplugin, tmp_path, f"n{v[-1]}", v, "--api", "native", "--extension-points", POINTS)
+        for v in ("1.36", "1.37")
+    }
+    plugin = {v: (p / f"pkg/n{v[-1]}/plugin.go").read_text() for v, p in native.items()}
+    assert "ScorePlacement(_ context.Context, _ fwk.PodGroupCycleState, _ fwk.PodGroupInfo" in plugin["1.36"]
+    assert "ScorePlacement(_ context.Context, _ fwk.PlacementCycleState, _ fwk.PodGroupInfo" in plugin["1.37"]
+    assert "func podGroupPods(podGroup fwk.PodGroupInfo) []*v1.Pod" in plugin["1.37"]
+
+
+def test_add_extension_point_writes_a_stub_and_its_test(kplugin: Kplugin, tmp_path: Path) -> None:
+    project = new(kplugin, tmp_path, "later", "1.37")
+    run = kplugin("add", "extension-point", "Later", POINTS, "-p", str(project), "--no-tidy")
+    assert run.code == 0, run.stderr
+    stub = (project / "pkg/later/placementscore.go").read_text()
+    signature = "ScorePlacement(_ context.Context, _ fw.PlacementState, _ fw.PodGroupInfo, _ *fw.PodGroupAssignments)"
+    assert f"func (pl *Later) {signature}" in stub
+    test = (project / "pkg/later/placementgenerate_test.go").read_text()
+    assert "h.GeneratePlacements(ctx, schedtest.PodGroup(" in test
+    assert '"PlacementGenerate", "PlacementScore"' in test
