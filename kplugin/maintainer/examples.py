@@ -37,6 +37,13 @@ EXAMPLES: dict[str, dict[str, str | bool]] = {
         "extension_points": "score",
         "own_code": True,
     },
+    "rack-gang": {  # a pod group's points (1.36 on): one placement per rack, the fewest nodes
+        "k8s": "1.37.2",
+        "module": "example.com/rack-gang",
+        "plugin": "RackGang",
+        "extension_points": "placementgenerate,placementscore",
+        "own_code": False,
+    },
     "team-quota": {  # a plugin with an API of its own: config/crd/, config/rbac/rules.yaml
         "k8s": "1.28.3",
         "module": "example.com/team-quota",

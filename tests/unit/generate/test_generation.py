@@ -233,7 +233,7 @@ def test_every_example_is_maintained() -> None:
     assert sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()) == sorted(examples.EXAMPLES)
 
 
-@pytest.mark.parametrize("example", ["gpu-aware"])
+@pytest.mark.parametrize("example", ["gpu-aware", "rack-gang"])
 def test_examples_are_current(tmp_path: Path, example: str) -> None:
     """examples/ is what kplugin generates today, byte for byte. go.mod and go.sum are
     what go mod tidy makes of them, and an example with code of its own has its args
