@@ -108,6 +108,7 @@ def chart_files(spec: ProjectSpec, config: SchedulerConfig, rules: list[dict[str
         pull_policy="{{ .Values.image.pullPolicy }}",
         resources=Block(".Values.resources"),
         pod_annotations={"checksum/config": "{{ toYaml .Values.schedulerConfig | sha256sum }}"},
+        gates=spec.gates,
     )
     rbac = manifests.rbac(PLACEMENT, "{{ .Values.schedulerName | quote }}", Block(".Values.rbac.rules"))
     configmap = manifests.configmap(PLACEMENT, Block(".Values.schedulerConfig", literal=True))

@@ -255,7 +255,7 @@ def project_metadata(
 def _rules(spec: ProjectSpec) -> list[dict[str, Any]]:
     """The ClusterRole's rules: kube-scheduler's of the target, then the project's own."""
     version = spec.target.version
-    return rbacrules.merged(manifests.scheduler_rules(version.major, version.minor), spec.rules)
+    return rbacrules.merged(manifests.scheduler_rules(version.major, version.minor, spec.gates), spec.rules)
 
 
 def crd_paths(name: str) -> tuple[PurePosixPath, ...]:
@@ -292,7 +292,7 @@ def render_project(spec: ProjectSpec, dest: Path, args: Mapping[str, dict[str, A
     plan.add(rbacrules.RULES_FILE, rbacrules.text(spec.rules))  # the user's, written once
     plan.add("deploy/rbac.yaml", yamlio.dump_all(manifests.rbac(spec.name, spec.scheduler_name, _rules(spec))))
     plan.add("deploy/configmap.yaml", yamlio.dump(manifests.configmap(spec.name, config)))
-    plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, spec.image_ref)))
+    plan.add("deploy/deployment.yaml", yamlio.dump(manifests.deployment(spec.name, spec.image_ref, gates=spec.gates)))
     plan.add("deploy/sample-pod.yaml", yamlio.dump(manifests.sample_pod(spec.name, spec.scheduler_name)))
     for name, text in chart.chart_files(spec, config, _rules(spec)).items():
         plan.add(f"charts/{spec.name}/{name}", text)

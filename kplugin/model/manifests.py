@@ -83,13 +83,32 @@ EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
 }
 
 
-def scheduler_rules(major: int, minor: int) -> list[dict[str, Any]]:
-    """What kube-scheduler major.minor reads and writes (without any lease)."""
+# Rules a feature gate that is off by default adds, where it is on (bootstrappolicy's
+# system:kube-scheduler, 1.36 to 1.38): GenericWorkload's scheduler watches PodGroups
+# and writes their status.
+GATE_RULES: dict[str, list[dict[str, Any]]] = {
+    "GenericWorkload": [
+        {"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups"], "verbs": _READ},
+        {"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups/status"], "verbs": ["patch", "update"]},
+    ],
+}
+
+
+def scheduler_rules(major: int, minor: int, gates: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """What kube-scheduler major.minor reads and writes (without any lease), with these
+    feature gates on."""
     rules = list(SCHEDULER_RULES)
     for since, extra in sorted(EXTRA_RULES.items()):
         if (major, minor) >= since:
             rules += extra
+    for gate in gates:
+        rules += GATE_RULES.get(gate, [])
     return rules
+
+
+def gate_args(gates: tuple[str, ...]) -> list[str]:
+    """kube-scheduler's command-line flag that turns the gates on (none: no flag)."""
+    return [f"--feature-gates={','.join(f'{gate}=true' for gate in sorted(gates))}"] if gates else []
 
 
 def labels(project: str) -> dict[str, str]:
@@ -201,6 +220,7 @@ def deployment(
     pull_policy: str = PULL_POLICY,
     resources: Any = None,
     pod_annotations: dict[str, str] | None = None,
+    gates: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     place = _placement(project)
     project = place.name
@@ -234,7 +254,7 @@ def deployment(
                             "name": "scheduler",
                             "image": image,
                             "imagePullPolicy": pull_policy,
-                            "args": [f"--config={CONFIG_DIR}/{CONFIG_FILE}", "--v=2"],
+                            "args": [f"--config={CONFIG_DIR}/{CONFIG_FILE}", *gate_args(gates), "--v=2"],
                             "livenessProbe": probe,
                             "readinessProbe": {"httpGet": probe["httpGet"]},
                             "resources": copy.deepcopy(RESOURCES) if resources is None else resources,

@@ -100,6 +100,9 @@ class Point(NamedTuple):
     last: str | None = None
     # the configuration gives the plugin a weight here (the framework refuses none)
     weighted: bool = False
+    # the feature gates without which the scheduler never calls a plugin here (off by
+    # default in every minor that has them)
+    gates: tuple[str, ...] = ()
     # kplugin new's default points
     default: bool = False
     # the sample plugin reads its Args (a label and a resource) here
@@ -266,6 +269,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         section="placementgenerate",
         parts=(*_OWN, *_STUBS),
         first="1.36",
+        gates=("GenericWorkload",),
     ),
     _E.PLACEMENT_SCORE: Point(
         config="placementScore",
@@ -277,6 +281,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         parts=(*_OWN, *_STUBS),
         first="1.36",
         weighted=True,
+        gates=("GenericWorkload",),
     ),
     _E.ENQUEUE_EXTENSIONS: Point(
         config=None,
@@ -341,3 +346,8 @@ def metric_labels() -> tuple[str, ...]:
 def template_flags() -> dict[str, bool]:
     """The template's variable per point (cookiecutter.json): true for the default points."""
     return {str(p): row.default for p, row in POINTS.items()}
+
+
+def gates(chosen: tuple[ExtensionPoint, ...]) -> tuple[str, ...]:
+    """The feature gates the scheduler needs on for plugins at these points, sorted."""
+    return tuple(sorted({gate for p in chosen for gate in POINTS[p].gates}))

@@ -293,6 +293,11 @@ class ProjectSpec:
         args_packages = [p.package for p in self.plugins if p.args]
         return apitypes.generation(self.module, self.target.facts, args_packages, self.apis)
 
+    @property
+    def gates(self) -> tuple[str, ...]:
+        """The feature gates the scheduler needs for the plugins' points (a pod group's)."""
+        return points.gates(tuple({p for plugin in self.plugins for p in plugin.extension_points}))
+
     def tool_versions(self) -> dict[str, str]:
         """The generators' versions (the Makefile's defaults)."""
         return apitypes.tool_versions(self.target.facts, self.target.version.staging_tag)

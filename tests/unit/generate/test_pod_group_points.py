@@ -9,6 +9,7 @@ tests/integration/test_integration_compat.py) and at the 1.38 pre-release
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,39 @@ def test_add_extension_point_writes_a_stub_and_its_test(kplugin: Kplugin, tmp_pa
     test = (project / "pkg/later/placementgenerate_test.go").read_text()
     assert "h.GeneratePlacements(ctx, schedtest.PodGroup(" in test
     assert '"PlacementGenerate", "PlacementScore"' in test
+
+
+def test_the_deployment_turns_the_gate_on_and_may_read_pod_groups(kplugin: Kplugin, tmp_path: Path) -> None:
+    """The scheduler calls a pod group's points only with GenericWorkload on (off by
+    default in 1.36 to 1.38); with it, it watches PodGroups and writes their status."""
+    yaml = YAML(typ="safe")
+    project = new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}")
+    deployment = yaml.load((project / "deploy/deployment.yaml").read_text())
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert "--feature-gates=GenericWorkload=true" in container["args"]
+    chart = (project / "charts/racks/templates/deployment.yaml").read_text()
+    assert "- --feature-gates=GenericWorkload=true\n" in chart
+    role = next(d for d in yaml.load_all((project / "deploy/rbac.yaml").read_text()) if d["kind"] == "ClusterRole")
+    assert {"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups"], "verbs": ["get", "list", "watch"]} in role[
+        "rules"
+    ]
+    assert {
+        "apiGroups": ["scheduling.k8s.io"],
+        "resources": ["podgroups/status"],
+        "verbs": ["patch", "update"],
+    } in role["rules"]
+
+    # doctor asks for the same rules: none missing as generated, one when it is taken out
+    def rbac_rules() -> list[str]:
+        run = kplugin("doctor", str(project), "--json")
+        return [f["what"] for f in json.loads(run.stdout)["findings"] if f["rule"] == "rbac-rules"]
+
+    assert rbac_rules() == []
+    rbac = project / "deploy/rbac.yaml"
+    rbac.write_text(rbac.read_text().replace("  - podgroups/status\n", "  - podgroups/scale\n"))
+    (finding,) = rbac_rules()
+    assert "patch scheduling.k8s.io/podgroups/status" in finding
+    # a plugin without them: no gate, no rule
+    plain = new(kplugin, tmp_path, "plain", "1.37")
+    assert "feature-gates" not in (plain / "deploy/deployment.yaml").read_text()
+    assert "podgroups" not in (plain / "deploy/rbac.yaml").read_text()
