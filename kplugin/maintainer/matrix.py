@@ -20,11 +20,9 @@ from pathlib import Path
 
 from kplugin.core import golang
 from kplugin.generate import addapi, scaffold
-from kplugin.model import apitypes, versions
+from kplugin.model import apitypes, points, versions
 from kplugin.model.project import load
-from kplugin.model.spec import ExtensionPoint, ProjectSpec
-
-ALL_POINTS = ",".join(ExtensionPoint)
+from kplugin.model.spec import ProjectSpec
 
 
 def step(project: Path, *cmd: str) -> tuple[bool, str]:
@@ -49,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         target = versions.newest_target(minor) if minor in versions.catalog() else versions.resolve(minor)
         started = time.monotonic()
         name = f"matrix-{args.api}-{minor.replace('.', '-')}"
-        spec = ProjectSpec.create(name, target, extension_points=ALL_POINTS, plugin="Matrix", api=args.api)
+        every = points.available_words((target.version.major, target.version.minor))  # every point it has
+        spec = ProjectSpec.create(name, target, extension_points=every, plugin="Matrix", api=args.api)
         results = {}
         try:
             scaffold.new_project(spec, parent / name, force=True, tidy=golang.mod_tidy)

@@ -307,6 +307,11 @@ def words() -> str:
     return ", ".join(ExtensionPoint)
 
 
+def available_words(minor: Minor) -> str:
+    """Every point the minor has, as --extension-points takes them: 'preenqueue,...'."""
+    return ",".join(p for p in ExtensionPoint if available(p, minor))
+
+
 def default_words() -> str:
     """kplugin new's default points as the command line spells them: 'filter,score'."""
     return ",".join(where("default"))

@@ -61,5 +61,4 @@ def every_point(version: str) -> str:
     """Every extension point the version's minor has, as --extension-points takes them."""
     from kplugin.model import points
 
-    minor = points.parse_minor(".".join(version.split(".")[:2]))
-    return ",".join(p for p in points.ExtensionPoint if points.available(p, minor))
+    return points.available_words(points.parse_minor(".".join(version.split(".")[:2])))
