@@ -6,14 +6,18 @@ from collections.abc import Iterator
 
 from kplugin.doctor.context import Context, line_of, plugin_entries, profiles
 from kplugin.doctor.rules import Problem
+from kplugin.model.points import POINTS
 from kplugin.model.schedconfig import MAX_WEIGHT
+
+# where a plugin entry carries a weight: score, placementScore, and multiPoint
+WEIGHTED = {"multiPoint", *(row.config for row in POINTS.values() if row.weighted)}
 
 
 def check_weights(ctx: Context) -> Iterator[Problem]:
     """8. score weights valid."""
     for profile in profiles(ctx):
         for point, kind, entry, entries, index in plugin_entries(ctx, profile):
-            if kind != "enabled" or point not in {"score", "multiPoint"} or "weight" not in entry:
+            if kind != "enabled" or point not in WEIGHTED or "weight" not in entry:
                 continue
             weight = entry["weight"]
             name = entry.get("name")

@@ -162,3 +162,32 @@ def test_the_deployment_turns_the_gate_on_and_may_read_pod_groups(kplugin: Kplug
     plain = new(kplugin, tmp_path, "plain", "1.37")
     assert "feature-gates" not in (plain / "deploy/deployment.yaml").read_text()
     assert "podgroups" not in (plain / "deploy/rbac.yaml").read_text()
+
+
+def test_doctor_finds_the_gate_off_and_a_zero_placement_weight(kplugin: Kplugin, tmp_path: Path) -> None:
+    project = new(kplugin, tmp_path, "racks", "1.37", "--extension-points", POINTS, "--plugin", "Racks")
+
+    def findings(rule: str) -> list[dict[str, object]]:
+        run = kplugin("doctor", str(project), "--json")
+        return [f for f in json.loads(run.stdout)["findings"] if f["rule"] == rule]
+
+    assert findings("gate-off") == []
+    deployment = project / "deploy/deployment.yaml"
+    deployment.write_text(
+        deployment.read_text().replace("--feature-gates=GenericWorkload=true", "--feature-gates=Other=true")
+    )
+    (finding,) = findings("gate-off")
+    assert finding["file"] == "deploy/deployment.yaml" and finding["line"] == 34
+    assert "never calls Racks at placementgenerate, placementscore" in str(finding["what"])
+    assert "--feature-gates=GenericWorkload=true" in str(finding["fix"])
+    # the chart's Deployment is read too; a plugin without such points needs no gate
+    chart = project / "charts/racks/templates/deployment.yaml"
+    chart.write_text(chart.read_text().replace("        - --feature-gates=GenericWorkload=true\n", ""))
+    assert sorted(str(f["file"]) for f in findings("gate-off")) == [
+        "charts/racks/templates/deployment.yaml",
+        "deploy/deployment.yaml",
+    ]
+    config = project / "deploy/scheduler-config.yaml"
+    config.write_text(config.read_text().replace("weight: 1", "weight: 0"))
+    (zero,) = findings("weight-zero")
+    assert "Racks: weight 0" in str(zero["what"])
