@@ -403,7 +403,7 @@ def _clusters(
 
     if cluster_config is None:
         assert done.apiserver is not None  # ready built it for the control plane
-        return run.local_clusters(done.apiserver, done.inputs.rbac, progress)
+        return run.local_clusters(done.apiserver, done.inputs.rbac, progress, done.inputs)
     endpoint = kubeconfigs.endpoint(cluster_config)
 
     def make(work: Path, _label: str) -> cluster.Existing:

@@ -150,27 +150,29 @@ _FEATURE_GATES = re.compile(r"--feature-gates[= ](?P<gates>[\w=,.-]+)")
 
 
 def _gates_off(ctx: Context) -> Iterator[Problem]:
-    """A plugin at a point the scheduler calls only with a feature gate on (a pod group's):
-    the Deployment of deploy/ and of the chart must run the scheduler with it."""
+    """A plugin at points the scheduler calls only with feature gates on (a pod group's):
+    the Deployment of deploy/ and of the chart must run the scheduler with them."""
     for plugin in ctx.project.plugins:
-        for gate in points.gates(plugin.extension_points):
-            at = [str(p) for p in plugin.extension_points if gate in p.row.gates]
-            for path in (
-                ctx.project.root / "deploy" / "deployment.yaml",
-                ctx.project.root / "charts" / ctx.project.name / "templates" / "deployment.yaml",
-            ):
-                text = ctx.text(path)
-                if text is None:
-                    continue  # a missing deploy/ file is generated-missing's
-                found = [m for m in _FEATURE_GATES.finditer(text) if f"{gate}=true" in m["gates"].split(",")]
-                if not found:
-                    flags = list(_FEATURE_GATES.finditer(text))
-                    yield Problem(
-                        "gate-off", path, _line(text, flags[0].start()) if flags else None,
-                        f"the scheduler runs without the {gate} feature gate, so it never calls {plugin.name} "
-                        f"at {', '.join(at)}",
-                        gate=gate,
-                    )  # fmt: skip
+        needed = points.gates(plugin.extension_points)
+        if not needed:
+            continue
+        at = ", ".join(str(p) for p in plugin.extension_points if p.row.gates)
+        for path in (
+            ctx.project.root / "deploy" / "deployment.yaml",
+            ctx.project.root / "charts" / ctx.project.name / "templates" / "deployment.yaml",
+        ):
+            text = ctx.text(path)
+            if text is None:
+                continue  # a missing deploy/ file is generated-missing's
+            flags = list(_FEATURE_GATES.finditer(text))
+            on = {gate for m in flags for gate in m["gates"].split(",")}
+            missing = [gate for gate in needed if f"{gate}=true" not in on]
+            if missing:
+                yield Problem(
+                    "gate-off", path, _line(text, flags[0].start()) if flags else None,
+                    f"the scheduler runs without {', '.join(missing)}, so it never calls {plugin.name} at {at}",
+                    gates=",".join(f"{gate}=true" for gate in needed),
+                )  # fmt: skip
 
 
 # the custom resources a plugin's code names: fw.CustomResource("plural", "version",

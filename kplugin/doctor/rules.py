@@ -206,7 +206,7 @@ RULES: tuple[Rule, ...] = (
     Rule("gate-off", "framework", ERROR,
          "the scheduler calls a pod group's extension points only with the feature gate on (off by default; "
          "the API server needs it too, and the scheduling.k8s.io version that serves PodGroups)",
-         "run kube-scheduler with --feature-gates={gate}=true (kplugin refresh writes it into deploy/ and "
+         "run kube-scheduler with --feature-gates={gates} (kplugin refresh writes it into deploy/ and "
          "the chart)"),
     Rule("api-removed", "framework", ERROR, "the target version's framework no longer has it: the plugin "
          "does not compile there", "{fix}"),

@@ -22,7 +22,7 @@ from kplugin.core.progress import Progress
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
 from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario, project_crds, with_objects
 from kplugin.kube.cluster import Cluster, Local
-from kplugin.model import rbacrules
+from kplugin.model import manifests, points, rbacrules
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 
@@ -181,11 +181,24 @@ def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
 ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work dir, profile label)
 
 
-def local_clusters(apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress) -> ClusterFactory:
-    """A fresh local control plane for each replay."""
+def local_clusters(
+    apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress, inputs: Inputs | None = None
+) -> ClusterFactory:
+    """A fresh local control plane for each replay, with the feature gates the project's
+    plugins need (a pod group's points: GenericWorkload, and the API version that serves
+    PodGroups), said in one line."""
+    gates: tuple[str, ...] = ()
+    apiserver_args: list[str] = []
+    if inputs is not None:
+        gates = points.gates(tuple({p for plugin in inputs.project.plugins for p in plugin.extension_points}))
+        apiserver_args = manifests.apiserver_gate_args(gates, inputs.project.target.facts)
+    scheduler_args = manifests.gate_args(gates)
+    if gates:
+        progress(f"the plugins' points need {', '.join(gates)}: kube-apiserver runs with {' '.join(apiserver_args)}, "
+                 f"kube-scheduler with {' '.join(scheduler_args)}")  # fmt: skip
 
     def make(work: Path, _label: str) -> AbstractContextManager[Cluster]:
-        return Local(work, apiserver, rbac, progress)
+        return Local(work, apiserver, rbac, progress, apiserver_args, scheduler_args)
 
     return make
 

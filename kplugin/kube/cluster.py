@@ -16,6 +16,7 @@ import contextlib
 import secrets
 import time
 import urllib.parse
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
@@ -78,9 +79,18 @@ class Local:
 
     qps = LOCAL_QPS
 
-    def __init__(self, work: Path, apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress) -> None:
+    def __init__(
+        self,
+        work: Path,
+        apiserver: Path,
+        rbac: list[dict[str, Any]] | None,
+        progress: Progress,
+        apiserver_args: Sequence[str] = (),
+        scheduler_args: Sequence[str] = (),
+    ) -> None:
         self.work = work
-        self.plane = ControlPlane(work, apiserver, progress)
+        self.plane = ControlPlane(work, apiserver, progress, apiserver_args)
+        self.scheduler_args = tuple(scheduler_args)
         self.rbac = rbac
         self.identity = "admin"
         self.custom_kinds: set[kinds.KindInfo] = set()
@@ -122,7 +132,7 @@ class Local:
         document["clientConnection"].update(qps=self.qps, burst=self.qps)
         path = self.work / "scheduler-config.yaml"
         path.write_text(yamlio.dump(document))
-        self.scheduler = self.plane.scheduler(binary, path, verbosity, vmodule)
+        self.scheduler = self.plane.scheduler(binary, path, verbosity, vmodule, self.scheduler_args)
         return self.scheduler
 
     def check(self) -> None:

@@ -137,8 +137,17 @@ class Process:
         self._out.close()
 
 
-def scheduler_command(binary: Path, config: Path, verbosity: int, vmodule: str) -> list[str]:
-    return [str(binary), f"--config={config}", "--secure-port=0", f"-v={verbosity}", f"--vmodule={vmodule}"]
+def scheduler_command(
+    binary: Path, config: Path, verbosity: int, vmodule: str, extra_args: Sequence[str] = ()
+) -> list[str]:
+    return [
+        str(binary),
+        f"--config={config}",
+        "--secure-port=0",
+        f"-v={verbosity}",
+        f"--vmodule={vmodule}",
+        *extra_args,
+    ]
 
 
 class ControlPlane:
@@ -288,9 +297,16 @@ class ControlPlane:
         assert self.api is not None
         return Client(self.api.endpoint, timeout)
 
-    def scheduler(self, binary: Path, config: Path, verbosity: int, vmodule: str = "schedule_one=10") -> Process:
+    def scheduler(
+        self,
+        binary: Path,
+        config: Path,
+        verbosity: int,
+        vmodule: str = "schedule_one=10",
+        extra_args: Sequence[str] = (),
+    ) -> Process:
         # schedule_one.go logs each plugin's score per node at V(10) (1.28 to 1.37 alike)
-        return self._spawn("kube-scheduler", scheduler_command(binary, config, verbosity, vmodule))
+        return self._spawn("kube-scheduler", scheduler_command(binary, config, verbosity, vmodule, extra_args))
 
     def check(self) -> None:
         for process in self.processes:

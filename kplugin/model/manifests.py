@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kplugin.core import yamlio
+from kplugin.model.apifacts import ApiFacts, PodGroups
 from kplugin.model.schedconfig import LEASE_NAMESPACE, SchedulerConfig
 
 NAMESPACE = LEASE_NAMESPACE
@@ -85,7 +86,7 @@ EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
 
 # Rules a feature gate that is off by default adds, where it is on (bootstrappolicy's
 # system:kube-scheduler, 1.36 to 1.38): GenericWorkload's scheduler watches PodGroups
-# and writes their status.
+# and writes their status (TopologyAwareWorkloadScheduling adds none).
 GATE_RULES: dict[str, list[dict[str, Any]]] = {
     "GenericWorkload": [
         {"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups"], "verbs": _READ},
@@ -109,6 +110,17 @@ def scheduler_rules(major: int, minor: int, gates: tuple[str, ...] = ()) -> list
 def gate_args(gates: tuple[str, ...]) -> list[str]:
     """kube-scheduler's command-line flag that turns the gates on (none: no flag)."""
     return [f"--feature-gates={','.join(f'{gate}=true' for gate in sorted(gates))}"] if gates else []
+
+
+def apiserver_gate_args(gates: tuple[str, ...], facts: ApiFacts) -> list[str]:
+    """kube-apiserver's flags for the gates: the gates, and the API version that serves
+    their objects, which is off by default (PodGroups: scheduling.k8s.io/v1alpha2 in 1.36,
+    v1beta1 from 1.37; storage_scheduling.go and controlplane/instance.go)."""
+    args = gate_args(gates)
+    if "GenericWorkload" in gates and facts.pod_groups is not PodGroups.NONE:
+        version = "v1alpha2" if facts.pod_groups is PodGroups.V1ALPHA2 else "v1beta1"
+        args += [f"--runtime-config=scheduling.k8s.io/{version}=true"]
+    return args
 
 
 def labels(project: str) -> dict[str, str]:

@@ -118,6 +118,10 @@ class Point(NamedTuple):
 
 
 _STUBS = ("stub_go", "stub_test_go")
+# The scheduler runs a pod group's cycle with GenericWorkload on, and generates and scores
+# placements only with TopologyAwareWorkloadScheduling on too (podGroupSchedulingAlgorithm
+# in pkg/scheduler of 1.36 to 1.38; both gates off by default there).
+GATES_PLACEMENT = ("GenericWorkload", "TopologyAwareWorkloadScheduling")
 _OWN = ("plugin_go", "plugin_test_go")
 
 _E = ExtensionPoint
@@ -269,7 +273,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         section="placementgenerate",
         parts=(*_OWN, *_STUBS),
         first="1.36",
-        gates=("GenericWorkload",),
+        gates=GATES_PLACEMENT,
     ),
     _E.PLACEMENT_SCORE: Point(
         config="placementScore",
@@ -281,7 +285,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         parts=(*_OWN, *_STUBS),
         first="1.36",
         weighted=True,
-        gates=("GenericWorkload",),
+        gates=GATES_PLACEMENT,
     ),
     _E.ENQUEUE_EXTENSIONS: Point(
         config=None,

@@ -13,6 +13,8 @@ CONFIG_GROUP = "kubescheduler.config.k8s.io"
 LEASE_NAMESPACE = "kube-system"
 DEFAULT_QUEUE_SORT = "PrioritySort"
 DEFAULT_BINDER = "DefaultBinder"
+# the default profile's generator with TopologyAwareWorkloadScheduling on (1.36 on)
+DEFAULT_PLACEMENT_GENERATOR = "TopologyPlacementGenerator"
 DEFAULT_LEASE = "kube-scheduler"
 MAX_WEIGHT = 2**31 - 1
 
@@ -46,6 +48,8 @@ class SchedulerConfig:
             for point, default in (
                 (ExtensionPoint.QUEUE_SORT, DEFAULT_QUEUE_SORT),
                 (ExtensionPoint.BIND, DEFAULT_BINDER),
+                # 1.36 and 1.37 take one generator (1.38 would intersect them): ours only
+                (ExtensionPoint.PLACEMENT_GENERATE, DEFAULT_PLACEMENT_GENERATOR),
             )
             if any(p.has(point) for p in self.plugins)
         }

@@ -30,7 +30,7 @@ KNOWN: dict[tuple[str, str], str] = {
     # the flags of programs kplugin runs, in messages about running them
     ("kplugin/build/verify.py", " --version says "): "kube-scheduler's own --version",
     ("kplugin/doctor/rules.py", "the Deployment starts kube-scheduler with --config"): "kube-scheduler's --config",
-    ("kplugin/doctor/rules.py", "run kube-scheduler with --feature-gates={gate}=true (kplugin refresh writes it "
+    ("kplugin/doctor/rules.py", "run kube-scheduler with --feature-gates={gates} (kplugin refresh writes it "
      "into deploy/ and the chart)"): "kube-scheduler's --feature-gates",
     ("kplugin/doctor/framework.py", "--feature-gates[= ](?P<gates>[\\w=,.-]+)"): "kube-scheduler's, read",
 }  # fmt: skip

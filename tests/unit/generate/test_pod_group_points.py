@@ -62,7 +62,11 @@ def test_the_configuration_enables_them_placement_score_with_a_weight(kplugin: K
     project = new(kplugin, tmp_path, "racks", "1.37", "--extension-points", POINTS, "--plugin", "Racks")
     config = YAML(typ="safe").load((project / "deploy/scheduler-config.yaml").read_text())
     plugins = config["profiles"][0]["plugins"]
-    assert plugins["placementGenerate"] == {"enabled": [{"name": "Racks"}]}
+    # 1.36 and 1.37 take one generator: the default's (with TopologyAwareWorkloadScheduling) is replaced
+    assert plugins["placementGenerate"] == {
+        "enabled": [{"name": "Racks"}],
+        "disabled": [{"name": "TopologyPlacementGenerator"}],
+    }
     assert plugins["placementScore"] == {"enabled": [{"name": "Racks", "weight": 1}]}
     run = kplugin("render-config", str(project), "--weight", "Racks=3")
     assert run.code == 0, run.stderr
@@ -135,9 +139,9 @@ def test_the_deployment_turns_the_gate_on_and_may_read_pod_groups(kplugin: Kplug
     project = new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}")
     deployment = yaml.load((project / "deploy/deployment.yaml").read_text())
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
-    assert "--feature-gates=GenericWorkload=true" in container["args"]
+    assert "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true" in container["args"]
     chart = (project / "charts/racks/templates/deployment.yaml").read_text()
-    assert "- --feature-gates=GenericWorkload=true\n" in chart
+    assert "- --feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true\n" in chart
     role = next(d for d in yaml.load_all((project / "deploy/rbac.yaml").read_text()) if d["kind"] == "ClusterRole")
     assert {"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups"], "verbs": ["get", "list", "watch"]} in role[
         "rules"
@@ -174,15 +178,25 @@ def test_doctor_finds_the_gate_off_and_a_zero_placement_weight(kplugin: Kplugin,
     assert findings("gate-off") == []
     deployment = project / "deploy/deployment.yaml"
     deployment.write_text(
-        deployment.read_text().replace("--feature-gates=GenericWorkload=true", "--feature-gates=Other=true")
+        deployment.read_text().replace(
+            "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",
+            "--feature-gates=GenericWorkload=true,Other=true",
+        )
     )
     (finding,) = findings("gate-off")
     assert finding["file"] == "deploy/deployment.yaml" and finding["line"] == 34
-    assert "never calls Racks at placementgenerate, placementscore" in str(finding["what"])
-    assert "--feature-gates=GenericWorkload=true" in str(finding["fix"])
+    assert (
+        "without TopologyAwareWorkloadScheduling, so it never calls Racks at placementgenerate, placementscore"
+        in str(finding["what"])
+    )
+    assert "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true" in str(finding["fix"])
     # the chart's Deployment is read too; a plugin without such points needs no gate
     chart = project / "charts/racks/templates/deployment.yaml"
-    chart.write_text(chart.read_text().replace("        - --feature-gates=GenericWorkload=true\n", ""))
+    chart.write_text(
+        chart.read_text().replace(
+            "        - --feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true\n", ""
+        )
+    )
     assert sorted(str(f["file"]) for f in findings("gate-off")) == [
         "charts/racks/templates/deployment.yaml",
         "deploy/deployment.yaml",
