@@ -205,3 +205,33 @@ def test_doctor_finds_the_gate_off_and_a_zero_placement_weight(kplugin: Kplugin,
     config.write_text(config.read_text().replace("weight: 1", "weight: 0"))
     (zero,) = findings("weight-zero")
     assert "Racks: weight 0" in str(zero["what"])
+
+
+def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugin, tmp_path: Path) -> None:
+    from kplugin.e2e import run
+    from kplugin.model import manifests, versions
+    from kplugin.model.project import load
+
+    assert manifests.apiserver_gate_args(("GenericWorkload",), versions.resolve("1.36").facts) == [
+        "--feature-gates=GenericWorkload=true",
+        "--runtime-config=scheduling.k8s.io/v1alpha2=true",
+    ]
+    assert manifests.apiserver_gate_args(("GenericWorkload",), versions.resolve("1.37").facts)[1:] == [
+        "--runtime-config=scheduling.k8s.io/v1beta1=true"
+    ]
+    assert manifests.apiserver_gate_args((), versions.resolve("1.37").facts) == []
+    project = load(new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}"))
+    inputs = run.Inputs(project=project, scenario=None, config=None, rbac=None, notices=())  # type: ignore[arg-type]
+    said: list[str] = []
+    local = run.local_clusters(tmp_path / "apiserver", None, said.append, inputs)(tmp_path / "work", "plugin")
+    gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+    assert local.plane.extra_args == (gates, "--runtime-config=scheduling.k8s.io/v1beta1=true")  # type: ignore[attr-defined]
+    assert local.scheduler_args == (gates,)  # type: ignore[attr-defined]
+    (line,) = said
+    assert "kube-apiserver runs with" in line and "kube-scheduler with" in line
+    # a project without such points starts them as before, and says nothing
+    plain = load(new(kplugin, tmp_path, "plain", "1.37"))
+    said.clear()
+    inputs = run.Inputs(project=plain, scenario=None, config=None, rbac=None, notices=())  # type: ignore[arg-type]
+    local = run.local_clusters(tmp_path / "apiserver", None, said.append, inputs)(tmp_path / "work", "plugin")
+    assert local.plane.extra_args == () and local.scheduler_args == () and said == []  # type: ignore[attr-defined]
