@@ -403,6 +403,10 @@ def _clusters(
 
     if cluster_config is None:
         assert done.apiserver is not None  # ready built it for the control plane
+        if (line := run.gates_line(done.inputs)) is not None:
+            from kplugin.cli.console import note
+
+            note(line)
         return run.local_clusters(done.apiserver, done.inputs.rbac, progress, done.inputs)
     endpoint = kubeconfigs.endpoint(cluster_config)
 

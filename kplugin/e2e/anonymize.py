@@ -156,6 +156,7 @@ TABLE: dict[str, Fields] = {
         "overhead": Act.RESOURCES,
         "runtimeClassName": H,
         "schedulingGates": [{"name": H}],
+        "schedulingGroup": {"podGroupName": H},
         "resourceClaims": [{"name": H, "resourceClaimName": H, "resourceClaimTemplateName": H}],
         "hostNetwork": K,
         "containers": [{"name": Position("c"), "resources": CONTAINER_RESOURCES, "ports": PORTS}],

@@ -33,6 +33,7 @@ POD_SPEC_FIELDS = (
     "overhead",
     "runtimeClassName",
     "schedulingGates",
+    "schedulingGroup",
     "resourceClaims",
     "hostNetwork",
 )

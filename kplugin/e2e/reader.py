@@ -24,6 +24,7 @@ POD_FIELDS: dict[str, schema.Kind] = {
     "overhead": schema.QUANTITIES,
     "runtimeClassName": schema.DNS_SUBDOMAIN,
     "schedulingGates": schema.List(schema.SCHEDULING_GATE),
+    "schedulingGroup": schema.SCHEDULING_GROUP,
     "volumes": schema.List(schema.VOLUME, most=1000),
     "resourceClaims": schema.List(schema.POD_RESOURCE_CLAIM),
     "hostNetwork": schema.Bool(),

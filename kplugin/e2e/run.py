@@ -181,21 +181,30 @@ def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
 ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work dir, profile label)
 
 
+def gate_args(inputs: Inputs) -> tuple[list[str], list[str]]:
+    """kube-apiserver's and kube-scheduler's flags for the feature gates the project's
+    plugins need (a pod group's points: the gates, and the API version serving PodGroups)."""
+    gates = points.gates(tuple({p for plugin in inputs.project.plugins for p in plugin.extension_points}))
+    return manifests.apiserver_gate_args(gates, inputs.project.target.facts), manifests.gate_args(gates)
+
+
+def gates_line(inputs: Inputs) -> str | None:
+    """What a run with gates says about them, in one line (None: no gates)."""
+    apiserver_args, scheduler_args = gate_args(inputs)
+    if not scheduler_args:
+        return None
+    return (
+        f"kube-apiserver runs with {' '.join(apiserver_args)} and kube-scheduler with {' '.join(scheduler_args)}: "
+        "the plugins' points need them"
+    )
+
+
 def local_clusters(
     apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress, inputs: Inputs | None = None
 ) -> ClusterFactory:
     """A fresh local control plane for each replay, with the feature gates the project's
-    plugins need (a pod group's points: GenericWorkload, and the API version that serves
-    PodGroups), said in one line."""
-    gates: tuple[str, ...] = ()
-    apiserver_args: list[str] = []
-    if inputs is not None:
-        gates = points.gates(tuple({p for plugin in inputs.project.plugins for p in plugin.extension_points}))
-        apiserver_args = manifests.apiserver_gate_args(gates, inputs.project.target.facts)
-    scheduler_args = manifests.gate_args(gates)
-    if gates:
-        progress(f"the plugins' points need {', '.join(gates)}: kube-apiserver runs with {' '.join(apiserver_args)}, "
-                 f"kube-scheduler with {' '.join(scheduler_args)}")  # fmt: skip
+    plugins need (gate_args)."""
+    apiserver_args, scheduler_args = gate_args(inputs) if inputs is not None else ([], [])
 
     def make(work: Path, _label: str) -> AbstractContextManager[Cluster]:
         return Local(work, apiserver, rbac, progress, apiserver_args, scheduler_args)

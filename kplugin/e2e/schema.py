@@ -334,3 +334,5 @@ POD_RESOURCE_CLAIM = Obj(
     required=("name",),
 )
 SCHEDULING_GATE = Obj({"name": LABEL_KEY}, required=("name",))
+# the pod group a pod belongs to (workload-aware scheduling, 1.36 on)
+SCHEDULING_GROUP = Obj({"podGroupName": DNS_SUBDOMAIN}, required=("podGroupName",))

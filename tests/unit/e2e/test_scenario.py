@@ -59,6 +59,7 @@ pods:
   topologySpreadConstraints:
   - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: train}}}
   schedulingGates: [{name: example.com/quota}]
+  schedulingGroup: {podGroupName: gang}
 - {name: bound, nodeName: old-1, requests: {cpu: 500m}, limits: {cpu: "1"}}
 - {name: urgent, priority: 5000, overhead: {cpu: 250m}}
 steps:
@@ -106,6 +107,7 @@ def test_every_key_becomes_what_the_api_takes(tmp_path: Path) -> None:
     assert [c["name"] for c in spec["initContainers"]] == ["fetch", "proxy"]
     assert spec["initContainers"][1]["restartPolicy"] == "Always"
     assert spec["schedulingGates"] == [{"name": "example.com/quota"}]
+    assert spec["schedulingGroup"] == {"podGroupName": "gang"}  # a pod group's member (1.36 on)
     assert spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["weight"] == 50
     assert bound.node_name == "old-1" and bound.manifest("gpu")["spec"]["nodeName"] == "old-1"
     assert "nodeName" not in bound.manifest("gpu", bound=False)["spec"], "rescheduled"
@@ -322,6 +324,14 @@ BAD_INPUTS = {
     "bound-and-gated": (
         "nodes: [{name: a}]\npods: [{name: p, nodeName: a, schedulingGates: [{name: x}]}]\n",
         "pods[0] (p).schedulingGates: a bound pod (nodeName) cannot have scheduling gates",
+    ),
+    "scheduling-group-bad-name": (
+        "nodes: [{name: a}]\npods: [{name: p, schedulingGroup: {podGroupName: Gang_1}}]\n",
+        "pods[0].schedulingGroup.podGroupName: 'Gang_1' is not a DNS-1123 subdomain",
+    ),
+    "scheduling-group-unknown-key": (
+        "nodes: [{name: a}]\npods: [{name: p, schedulingGroup: {workloadRef: w}}]\n",
+        "unknown key 'workloadRef'",
     ),
     "unknown-priority-class": (
         "nodes: [{name: a}]\npods: [{name: p, priorityClassName: gold}]\n",

@@ -222,16 +222,15 @@ def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugi
     assert manifests.apiserver_gate_args((), versions.resolve("1.37").facts) == []
     project = load(new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}"))
     inputs = run.Inputs(project=project, scenario=None, config=None, rbac=None, notices=())  # type: ignore[arg-type]
-    said: list[str] = []
-    local = run.local_clusters(tmp_path / "apiserver", None, said.append, inputs)(tmp_path / "work", "plugin")
+    local = run.local_clusters(tmp_path / "apiserver", None, print, inputs)(tmp_path / "work", "plugin")
     gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
     assert local.plane.extra_args == (gates, "--runtime-config=scheduling.k8s.io/v1beta1=true")  # type: ignore[attr-defined]
     assert local.scheduler_args == (gates,)  # type: ignore[attr-defined]
-    (line,) = said
-    assert "kube-apiserver runs with" in line and "kube-scheduler with" in line
+    line = run.gates_line(inputs)
+    assert line is not None and "kube-apiserver runs with" in line and f"kube-scheduler with {gates}" in line
     # a project without such points starts them as before, and says nothing
     plain = load(new(kplugin, tmp_path, "plain", "1.37"))
-    said.clear()
     inputs = run.Inputs(project=plain, scenario=None, config=None, rbac=None, notices=())  # type: ignore[arg-type]
-    local = run.local_clusters(tmp_path / "apiserver", None, said.append, inputs)(tmp_path / "work", "plugin")
-    assert local.plane.extra_args == () and local.scheduler_args == () and said == []  # type: ignore[attr-defined]
+    local = run.local_clusters(tmp_path / "apiserver", None, print, inputs)(tmp_path / "work", "plugin")
+    assert local.plane.extra_args == () and local.scheduler_args == ()  # type: ignore[attr-defined]
+    assert run.gates_line(inputs) is None
