@@ -3,6 +3,7 @@ user's files are the same bytes for every supported minor; only generated files 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -155,3 +156,23 @@ def test_fw_covers_permit_and_gang_plugins_on_every_minor(minor: str) -> None:
     accessor = "q.InitialAttemptTimestamp" if facts.queued_info == "struct" else "q.GetInitialAttemptTimestamp()"
     assert f"\tat := {accessor}\n" in fw
     assert "\n\n\n" not in fw  # gofmt-clean where the helpers end
+
+
+@pytest.mark.parametrize("api", ["layer", "native"])
+def test_generated_go_is_gofmt_clean_on_every_minor(api: str, tmp_path: Path) -> None:
+    """Every Go file of a project with every point its minor has, as gofmt writes it (the
+    integration tests compile a few minors; this reads all of them)."""
+    import subprocess
+
+    gofmt = shutil.which("gofmt")
+    assert gofmt is not None, "gofmt (Go) is needed"
+    for minor in MINORS:
+        target = newest_target(minor) if minor in catalog() else resolve(minor)
+        chosen = points.available_words((target.version.major, target.version.minor))
+        root = tmp_path / minor
+        for path, content in render(minor, api, chosen).items():
+            if path.suffix == ".go":
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                (root / path).write_bytes(content)
+        unformatted = subprocess.run([gofmt, "-l", str(root)], capture_output=True, text=True, check=True).stdout
+        assert unformatted == "", f"{minor} ({api}): gofmt would change {unformatted}"

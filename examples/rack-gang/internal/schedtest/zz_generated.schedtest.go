@@ -407,7 +407,7 @@ type proposed struct {
 	node string
 }
 
-func (p *proposed) GetPod() *v1.Pod      { return p.pod }
+func (p *proposed) GetPod() *v1.Pod     { return p.pod }
 func (p *proposed) GetNodeName() string { return p.node }
 func (p *proposed) GetPodInfo() fwk.PodInfo {
 	info, _ := framework.NewPodInfo(p.pod)

@@ -455,7 +455,7 @@ type proposed struct {
 	node string
 }
 
-func (p *proposed) GetPod() *v1.Pod      { return p.pod }
+func (p *proposed) GetPod() *v1.Pod     { return p.pod }
 func (p *proposed) GetNodeName() string { return p.node }
 <% if S.pod_groups != "v1alpha2" %>
 func (p *proposed) GetPodInfo() fwk.PodInfo {
