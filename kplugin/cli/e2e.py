@@ -407,7 +407,7 @@ def _clusters(
             from kplugin.cli.console import note
 
             note(line)
-        return run.local_clusters(done.apiserver, done.inputs.rbac, progress, done.inputs)
+        return run.local_clusters(done.apiserver, done.inputs, progress)
     endpoint = kubeconfigs.endpoint(cluster_config)
 
     def make(work: Path, _label: str) -> cluster.Existing:

@@ -14,7 +14,7 @@ from kplugin.core import yamlio
 from kplugin.core.errors import Setting, UsageError
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import MAX_WEIGHT, SchedulerConfig
-from kplugin.model.spec import IN_TREE_PLUGINS, ExtensionPoint, PluginSpec, validate_scheduler_name
+from kplugin.model.spec import IN_TREE_PLUGINS, PluginSpec, validate_scheduler_name
 from kplugin.model.versions import Target
 
 FORMATS = ("config", "configmap", "helm-values")
@@ -41,7 +41,7 @@ def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:
 
 def parse_weights(values: Sequence[str], project: Project) -> dict[str, int]:
     weights = {}
-    scorers = {p.name for p in project.plugins if any(p.has(e) for e in ExtensionPoint if e.row.weighted)}
+    scorers = {p.name for p in project.plugins if p.weighted}
     for value in values:
         if len(value) > 200:
             raise UsageError(

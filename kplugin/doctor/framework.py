@@ -153,7 +153,7 @@ def _gates_off(ctx: Context) -> Iterator[Problem]:
     """A plugin at points the scheduler calls only with feature gates on (a pod group's):
     the Deployment of deploy/ and of the chart must run the scheduler with them."""
     for plugin in ctx.project.plugins:
-        needed = points.gates(plugin.extension_points)
+        needed = plugin.gates
         if not needed:
             continue
         at = ", ".join(str(p) for p in plugin.extension_points if p.row.gates)

@@ -11,7 +11,7 @@ from kplugin.core.errors import UsageError
 from kplugin.doctor.context import Context, line_of
 from kplugin.doctor.rules import Problem
 from kplugin.kube import kinds
-from kplugin.model import crds, manifests, points, rbacrules
+from kplugin.model import crds, manifests, rbacrules
 from kplugin.model.schedconfig import DEFAULT_LEASE
 
 
@@ -54,8 +54,7 @@ def check_rbac(ctx: Context) -> Iterator[Problem]:
                 for verb in rule.get("verbs") or []:
                     granted.add((str(group), str(resource), str(verb)))
     version = ctx.target.version
-    gates = points.gates(tuple({p for plugin in ctx.project.plugins for p in plugin.extension_points}))
-    for need in manifests.scheduler_rules(version.major, version.minor, gates):
+    for need in manifests.scheduler_rules(version.major, version.minor, ctx.project.gates):
         missing = [
             f"{verb} {group or 'core'}/{resource}"
             for group in need["apiGroups"]

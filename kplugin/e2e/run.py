@@ -22,7 +22,7 @@ from kplugin.core.progress import Progress
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
 from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario, project_crds, with_objects
 from kplugin.kube.cluster import Cluster, Local
-from kplugin.model import manifests, points, rbacrules
+from kplugin.model import manifests, rbacrules
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 
@@ -184,7 +184,7 @@ ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work
 def gate_args(inputs: Inputs) -> tuple[list[str], list[str]]:
     """kube-apiserver's and kube-scheduler's flags for the feature gates the project's
     plugins need (a pod group's points: the gates, and the API version serving PodGroups)."""
-    gates = points.gates(tuple({p for plugin in inputs.project.plugins for p in plugin.extension_points}))
+    gates = inputs.project.gates
     return manifests.apiserver_gate_args(gates, inputs.project.target.facts), manifests.gate_args(gates)
 
 
@@ -199,15 +199,13 @@ def gates_line(inputs: Inputs) -> str | None:
     )
 
 
-def local_clusters(
-    apiserver: Path, rbac: list[dict[str, Any]] | None, progress: Progress, inputs: Inputs | None = None
-) -> ClusterFactory:
-    """A fresh local control plane for each replay, with the feature gates the project's
-    plugins need (gate_args)."""
-    apiserver_args, scheduler_args = gate_args(inputs) if inputs is not None else ([], [])
+def local_clusters(apiserver: Path, inputs: Inputs, progress: Progress) -> ClusterFactory:
+    """A fresh local control plane for each replay, with the run's RBAC and the feature
+    gates the project's plugins need (gate_args)."""
+    apiserver_args, scheduler_args = gate_args(inputs)
 
     def make(work: Path, _label: str) -> AbstractContextManager[Cluster]:
-        return Local(work, apiserver, rbac, progress, apiserver_args, scheduler_args)
+        return Local(work, apiserver, inputs.rbac, progress, apiserver_args, scheduler_args)
 
     return make
 

@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -158,11 +159,16 @@ PROBE_IMPORTS = (
 class Proxy:
     """The questions the catalog asks the module proxy, answered by the go command.
 
-    ``toolchain`` is the GOTOOLCHAIN for a minor whose go directive is newer than this
-    machine's Go (the go command refuses such a module otherwise)."""
+    Every question goes through ``_ask`` with a key that names it, so that ``Recorder``
+    can keep the answers and ``Replay`` give them back. ``toolchain`` is the GOTOOLCHAIN
+    for a minor whose go directive is newer than this machine's Go (the go command
+    refuses such a module otherwise)."""
 
     def __init__(self) -> None:
         self.toolchain = ""
+
+    def _ask(self, key: str, live: Callable[[], Any]) -> Any:
+        return live()
 
     def _go(self, *args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, **({"GOTOOLCHAIN": self.toolchain} if self.toolchain else {})}
@@ -175,37 +181,59 @@ class Proxy:
         result: dict[str, Any] = json.loads(proc.stdout)
         return result
 
+    def _source(self, path: str, version: str) -> Path | None:
+        source = self._json("mod", "download", "-json", f"{path}@{version}")
+        return None if source is None else Path(source["Dir"])
+
     def gomod(self, path: str, version: str) -> str | None:
         """The module's go.mod at version, or None when the proxy does not serve it."""
-        info = self._json("list", "-m", "-json", f"{path}@{version}")
-        return None if info is None else Path(info["GoMod"]).read_text()
+
+        def live() -> str | None:
+            info = self._json("list", "-m", "-json", f"{path}@{version}")
+            return None if info is None else Path(info["GoMod"]).read_text()
+
+        answer: str | None = self._ask(f"gomod {path}@{version}", live)
+        return answer
 
     def file(self, path: str, version: str, name: str) -> str | None:
         """A file of the module's source, or None (not served, or no such file)."""
-        source = self._json("mod", "download", "-json", f"{path}@{version}")
-        if source is None or not (Path(source["Dir"]) / name).is_file():
-            return None
-        return (Path(source["Dir"]) / name).read_text()
+
+        def live() -> str | None:
+            source = self._source(path, version)
+            return (source / name).read_text() if source and (source / name).is_file() else None
+
+        answer: str | None = self._ask(f"file {path}@{version} {name}", live)
+        return answer
 
     def dirs(self, path: str, version: str, name: str) -> list[str]:
         """The directories in a directory of the module's source (none when not served)."""
-        source = self._json("mod", "download", "-json", f"{path}@{version}")
-        folder = None if source is None else Path(source["Dir"]) / name
-        return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder and folder.is_dir() else []
+
+        def live() -> list[str]:
+            source = self._source(path, version)
+            folder = None if source is None else source / name
+            return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder and folder.is_dir() else []
+
+        answer: list[str] = self._ask(f"dirs {path}@{version} {name}", live)
+        return answer
 
     def tidy(self, gomod: str, source: str) -> str | None:
         """None when ``go mod tidy`` succeeds for this module, else go's first telling line."""
-        import tempfile
 
-        with tempfile.TemporaryDirectory(prefix="kplugin-catalog-") as tmp:
-            Path(tmp, "go.mod").write_text(gomod)
-            Path(tmp, "probe.go").write_text(source)
-            proc = self._go("mod", "tidy", cwd=tmp)
-        if proc.returncode == 0:
-            return None
-        lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
-        named = [line for line in lines if "@v" in line]  # the module version that failed
-        return (named or lines or [f"go mod tidy exit {proc.returncode}"])[0]
+        def live() -> str | None:
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="kplugin-catalog-") as tmp:
+                Path(tmp, "go.mod").write_text(gomod)
+                Path(tmp, "probe.go").write_text(source)
+                proc = self._go("mod", "tidy", cwd=tmp)
+            if proc.returncode == 0:
+                return None
+            lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+            named = [line for line in lines if "@v" in line]  # the module version that failed
+            return (named or lines or [f"go mod tidy exit {proc.returncode}"])[0]
+
+        answer: str | None = self._ask(f"tidy {_tidy_key(gomod)}", live)
+        return answer
 
 
 class Recorder(Proxy):
@@ -215,21 +243,9 @@ class Recorder(Proxy):
         super().__init__()
         self.answers: dict[str, Any] = {}
 
-    def _keep(self, key: str, answer: Any) -> Any:
-        self.answers[key] = answer
+    def _ask(self, key: str, live: Callable[[], Any]) -> Any:
+        self.answers[key] = answer = live()
         return answer
-
-    def gomod(self, path: str, version: str) -> str | None:
-        return self._keep(f"gomod {path}@{version}", super().gomod(path, version))  # type: ignore[no-any-return]
-
-    def file(self, path: str, version: str, name: str) -> str | None:
-        return self._keep(f"file {path}@{version} {name}", super().file(path, version, name))  # type: ignore[no-any-return]
-
-    def dirs(self, path: str, version: str, name: str) -> list[str]:
-        return self._keep(f"dirs {path}@{version} {name}", super().dirs(path, version, name))  # type: ignore[no-any-return]
-
-    def tidy(self, gomod: str, source: str) -> str | None:
-        return self._keep(f"tidy {_tidy_key(gomod)}", super().tidy(gomod, source))  # type: ignore[no-any-return]
 
 
 class Replay(Proxy):
@@ -239,22 +255,10 @@ class Replay(Proxy):
         super().__init__()
         self.answers = answers
 
-    def _answer(self, key: str) -> Any:
+    def _ask(self, key: str, live: Callable[[], Any]) -> Any:
         if key not in self.answers:
             raise KeyError(f"no recorded answer for {key!r}; record again with --record")
         return self.answers[key]
-
-    def gomod(self, path: str, version: str) -> str | None:
-        return self._answer(f"gomod {path}@{version}")  # type: ignore[no-any-return]
-
-    def file(self, path: str, version: str, name: str) -> str | None:
-        return self._answer(f"file {path}@{version} {name}")  # type: ignore[no-any-return]
-
-    def dirs(self, path: str, version: str, name: str) -> list[str]:
-        return self._answer(f"dirs {path}@{version} {name}")  # type: ignore[no-any-return]
-
-    def tidy(self, gomod: str, source: str) -> str | None:
-        return self._answer(f"tidy {_tidy_key(gomod)}")  # type: ignore[no-any-return]
 
 
 def save_answers(answers: dict[str, Any], path: Path) -> None:

@@ -14,6 +14,7 @@ from kplugin.model.spec import (
     ExtensionPoint,
     PluginSpec,
     ProjectSpec,
+    gates_of,
     package_name,
     parse_extension_points,
     require_available,
@@ -55,6 +56,11 @@ class Project(NamedTuple):
     template: Path | None = None
     # the project's own API types (kplugin add api)
     apis: tuple[apitypes.ApiType, ...] = ()
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        """The feature gates the scheduler needs for the plugins' points (a pod group's)."""
+        return gates_of(self.plugins)
 
     @property
     def version(self) -> KubeVersion:

@@ -57,7 +57,7 @@ class SchedulerConfig:
             enabled = []
             for plugin in self.plugins:
                 entry: dict[str, Any] = {"name": plugin.name}
-                if any(plugin.has(p) for p in ExtensionPoint if p.row.weighted):
+                if plugin.weighted:
                     entry["weight"] = self.weights.get(plugin.name, 1)
                 enabled.append(entry)
             plugins["multiPoint"] = {"enabled": enabled}

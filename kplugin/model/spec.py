@@ -264,6 +264,21 @@ class PluginSpec:
     def has(self, point: ExtensionPoint) -> bool:
         return point in self.extension_points
 
+    @property
+    def weighted(self) -> bool:
+        """The configuration gives the plugin a weight (it scores nodes or placements)."""
+        return any(point.row.weighted for point in self.extension_points)
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        """The feature gates without which the scheduler never calls it at some point."""
+        return points.gates(self.extension_points)
+
+
+def gates_of(plugins: tuple[PluginSpec, ...]) -> tuple[str, ...]:
+    """The feature gates the scheduler needs for these plugins' points, sorted."""
+    return tuple(sorted({gate for plugin in plugins for gate in plugin.gates}))
+
 
 @dataclass(frozen=True)
 class ProjectSpec:
@@ -296,7 +311,7 @@ class ProjectSpec:
     @property
     def gates(self) -> tuple[str, ...]:
         """The feature gates the scheduler needs for the plugins' points (a pod group's)."""
-        return points.gates(tuple({p for plugin in self.plugins for p in plugin.extension_points}))
+        return gates_of(self.plugins)
 
     def tool_versions(self) -> dict[str, str]:
         """The generators' versions (the Makefile's defaults)."""

@@ -233,7 +233,7 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     with pytest.raises(OperationError) as failure:
         inputs = e2e.prepare(project, None, None, admin=False)
-        targets = local_clusters(apiserver, inputs.rbac, lambda _: None)
+        targets = local_clusters(apiserver, inputs, lambda _: None)
         list(sessions(inputs, dying, targets, e2e.Options(timeout=60), Silent()))  # what kplugin e2e runs
     assert str(failure.value) == "kube-scheduler exited (code 3); the end of its log:"
     assert failure.value.details == ["unknown flag: --config"]
