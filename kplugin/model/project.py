@@ -193,6 +193,7 @@ def parse(root: Path, raw: Any) -> Project:
         if not isinstance(points_raw, list) or not all(isinstance(p, str) for p in points_raw):
             raise fail(f"{at}.extensionPoints", "must be a list of extension point names")
         points = parse_extension_points(",".join(points_raw), where(f"{at}.extensionPoints"))
+        require_available(points, target, where(f"{at}.extensionPoints"))  # the pinned version has them
         takes_args = entry.get("args", True)
         if not isinstance(takes_args, bool):
             raise fail(f"{at}.args", "must be true or false (whether the plugin has Args)")

@@ -222,7 +222,7 @@ def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugi
     assert manifests.apiserver_gate_args((), versions.resolve("1.37").facts) == []
     project = load(new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}"))
     inputs = run.Inputs(project=project, scenario=None, config=None, rbac=None, notices=())  # type: ignore[arg-type]
-    local = run.local_clusters(tmp_path / "apiserver", None, print, inputs)(tmp_path / "work", "plugin")
+    local = run.local_clusters(tmp_path / "apiserver", inputs, print)(tmp_path / "work", "plugin")
     gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
     assert local.plane.extra_args == (gates, "--runtime-config=scheduling.k8s.io/v1beta1=true")  # type: ignore[attr-defined]
     assert local.scheduler_args == (gates,)  # type: ignore[attr-defined]
@@ -231,6 +231,26 @@ def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugi
     # a project without such points starts them as before, and says nothing
     plain = load(new(kplugin, tmp_path, "plain", "1.37"))
     inputs = run.Inputs(project=plain, scenario=None, config=None, rbac=None, notices=())  # type: ignore[arg-type]
-    local = run.local_clusters(tmp_path / "apiserver", None, print, inputs)(tmp_path / "work", "plugin")
+    local = run.local_clusters(tmp_path / "apiserver", inputs, print)(tmp_path / "work", "plugin")
     assert local.plane.extra_args == () and local.scheduler_args == ()  # type: ignore[attr-defined]
     assert run.gates_line(inputs) is None
+
+
+def test_a_kplugin_yaml_listing_a_point_its_version_lacks_is_refused_everywhere(
+    kplugin: Kplugin, tmp_path: Path
+) -> None:
+    """A tampered kplugin.yaml (a 1.35 project at placementgenerate): every command that
+    reads it stops with the same line, instead of rendering a configuration 1.35 refuses."""
+    project = new(kplugin, tmp_path, "tampered", "1.35")
+    manifest = project / "kplugin.yaml"
+    manifest.write_text(manifest.read_text().replace("  - score\n", "  - score\n  - placementgenerate\n", 1))
+    before = tree(project)
+    for command in (["render-config", str(project)], ["doctor", str(project)], ["refresh", str(project)]):
+        run = kplugin(*command)
+        assert run.code == 2, (command, run.stdout)
+        (line,) = run.stderr.splitlines()
+        assert line.endswith(
+            "kplugin.yaml: plugins[0].extensionPoints: Kubernetes 1.35.8 has no placementgenerate extension point "
+            "(placementgenerate is in Kubernetes 1.36 and later)"
+        ), line
+    assert tree(project) == before
