@@ -9,6 +9,7 @@ from pathlib import Path
 from kplugin.core.errors import UsageError
 from kplugin.doctor.context import Context, line_of, plugin_entries, profiles
 from kplugin.doctor.rules import Problem
+from kplugin.model import points
 from kplugin.model.spec import ExtensionPoint, point_word
 
 
@@ -29,9 +30,19 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
         except UsageError as err:
             yield Problem("code-unreadable", ctx.project.root / "pkg" / plugin.package, None, err.message)
             continue
+        minor = (ctx.project.version.major, ctx.project.version.minor)
         for point, where in sorted(in_code.items()):
-            if not plugin.has(point):
-                file, _, line = where.rpartition(":")
+            file, _, line = where.rpartition(":")
+            if not points.available(point, minor):
+                yield Problem(
+                    "point-not-in-version",
+                    ctx.project.root / file,
+                    int(line),
+                    f"{plugin.name} implements {points.method(point)}, but Kubernetes {ctx.project.version} "
+                    f"has no {point} extension point",
+                    since=points.span(point),
+                )
+            elif not plugin.has(point):
                 yield Problem(
                     "point-not-listed",
                     ctx.project.root / file,

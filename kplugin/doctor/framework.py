@@ -15,7 +15,8 @@ from kplugin.doctor.context import Context
 from kplugin.doctor.rules import Problem
 from kplugin.generate import gosource
 from kplugin.model import goapi, points, rbacrules
-from kplugin.model.spec import PluginSpec
+from kplugin.model.apifacts import QueuedInfo
+from kplugin.model.spec import ExtensionPoint, PluginSpec
 from kplugin.model.versions import supported_releases
 
 # What the framework removed or deprecated, as --api native code would spell it (layer
@@ -102,6 +103,28 @@ def events_without_hints(text: str, plugin: str) -> list[int]:
     return lines
 
 
+# what reads a queue entry's pod (layer's fw.QueuedPod, the pod's entry of native code),
+# and what shows the entry's kind is checked first (its Type, a nil pod, a checked assertion)
+_READS_POD = re.compile(r"\bQueuedPod\(|\bGetPodInfo\(|\.\(\*?\w+\.QueuedPodInfo\)")
+_CHECKS_KIND = re.compile(r"\.Type\(\)|\bnil\b|\bok\b")
+
+
+def _pods_only(ctx: Context, plugin: PluginSpec, sources: list[tuple[Path, str]]) -> Iterator[Problem]:
+    """A QueueSort plugin whose Less reads each entry's pod without checking that it is one."""
+    for path, text in sources:
+        for method in gosource.methods(text, plugin.name):
+            if method.name != "Less":
+                continue
+            start, code = gosource.body(text, method)
+            read = _READS_POD.search(code)
+            if read is not None and _CHECKS_KIND.search(code) is None:
+                yield Problem(
+                    "queuesort-pods-only", path, _line(text, start + read.start()),
+                    f"{plugin.name}'s Less reads the pod of every queue entry, and Kubernetes {ctx.target.version} "
+                    "queues pod groups as entries too",
+                )  # fmt: skip
+
+
 def check_framework(ctx: Context) -> Iterator[Problem]:
     """12. what the target minor's framework expects of a plugin: QueueingHints where its
     scheduling queue uses them, SignPod where it batches pods, none of the API it removed
@@ -140,6 +163,8 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
                             f"{match[0]} is {'gone' if rule == 'api-removed' else 'deprecated'} from {since}",
                             fix=fix,
                         )  # fmt: skip
+        if facts.queued_info == QueuedInfo.ENTITY and plugin.has(ExtensionPoint.QUEUE_SORT):
+            yield from _pods_only(ctx, plugin, sources)
     if ctx.project.api == goapi.LAYER:
         yield from _framework_imported(ctx)
     yield from _informers_unread(ctx)

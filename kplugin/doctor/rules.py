@@ -177,6 +177,9 @@ RULES: tuple[Rule, ...] = (
     Rule("point-not-listed", "extension-points", ERROR,
          "the generated adapter does not pass it to the scheduler and the configuration does not enable it: "
          "the method is never called", "kplugin add extension-point {plugin} {point}"),
+    Rule("point-not-in-version", "extension-points", WARNING,
+         "the scheduler of the project's Kubernetes version has no such extension point: it never calls the method",
+         "kplugin upgrade to a version that has it ({since}), or remove the method"),
     Rule("point-not-implemented", "extension-points", ERROR,
          "the generated adapter calls it: the project does not compile",
          "write the method, or remove {point} from kplugin.yaml and run kplugin refresh"),
@@ -208,6 +211,11 @@ RULES: tuple[Rule, ...] = (
          "the API server needs it too, and the scheduling.k8s.io version that serves PodGroups)",
          "run kube-scheduler with --feature-gates={gates} (kplugin refresh writes it into deploy/ and "
          "the chart)"),
+    Rule("queuesort-pods-only", "framework", WARNING,
+         "from 1.37 the scheduling queue may hold pod groups (GenericWorkload gate on): Less is then called with "
+         "entries that are no pod, for which QueuedPod returns nil and a type assertion to a pod's entry fails",
+         "order every entry by what pods and pod groups share (QueuedPriority, QueuedSince), or check the "
+         "entry's Type() before reading its pod"),
     Rule("api-removed", "framework", ERROR, "the target version's framework no longer has it: the plugin "
          "does not compile there", "{fix}"),
     Rule("api-deprecated", "framework", WARNING, "the target version's framework deprecates it: a later "

@@ -88,3 +88,30 @@ def methods(source: str, type_name: str) -> Iterator[Method]:
     receiver = re.compile(rf"^func \(\w+ \*?{re.escape(type_name)}\) (\w+)\(", re.M)
     for match in receiver.finditer(source):
         yield Method(match[1], source.count("\n", 0, match.start()) + 1, match.end())
+
+
+def _close(code: str, i: int, opening: str, closing: str) -> int:
+    """The offset just past the bracket that closes the one open before ``i``."""
+    depth = 1
+    while i < len(code) and depth:
+        depth += {opening: 1, closing: -1}.get(code[i], 0)
+        i += 1
+    return i
+
+
+def body(source: str, method: Method) -> tuple[int, str]:
+    """The offset and text of a method's body, inside its braces, with comments and string
+    literals blanked to spaces (same length: offsets into the source hold)."""
+    code = _NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), source)
+    i = _close(code, method.end, "(", ")")  # past the parameters
+    while i < len(code):  # past the results, to the brace that opens the body
+        if code[i] == "(":
+            i = _close(code, i + 1, "(", ")")
+        elif code[i] == "{" and re.search(r"\b(?:interface|struct)\s*$", code[:i]):
+            i = _close(code, i + 1, "{", "}")
+        elif code[i] == "{":
+            break
+        else:
+            i += 1
+    start = i + 1
+    return start, code[start : max(start, _close(code, start, "{", "}") - 1)]

@@ -336,6 +336,16 @@ def available(point: ExtensionPoint, minor: Minor) -> bool:
     return _within(row.first, row.last, minor)
 
 
+def span(point: ExtensionPoint) -> str:
+    """The minors that have the point: '1.36 and later'."""
+    row = POINTS[point]
+    if row.first and row.last:
+        return f"{row.first} to {row.last}"
+    if row.first or row.last:
+        return f"{row.first} and later" if row.first else f"{row.last} and earlier"
+    return "every version"
+
+
 def methods(point: ExtensionPoint, minor: Minor) -> tuple[str, ...]:
     """The methods of the point's interface in this minor."""
     return tuple(m.name for m in POINTS[point].methods if _within(m.first, m.last, minor))

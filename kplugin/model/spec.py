@@ -228,14 +228,8 @@ def require_available(
     minor = (target.version.major, target.version.minor)
     missing = [p for p in chosen if not points.available(p, minor)]
     if missing:
-        since = "; ".join(f"{p} is in Kubernetes {_span(p.row.first, p.row.last)}" for p in missing)
+        since = "; ".join(f"{p} is in Kubernetes {points.span(p)}" for p in missing)
         raise UsageError(f"{where}: Kubernetes {target.version} has no {', '.join(missing)} extension point ({since})")
-
-
-def _span(first: str | None, last: str | None) -> str:
-    if first and last:
-        return f"{first} to {last}"
-    return f"{first} and later" if first else f"{last} and earlier"
 
 
 def validate_api(api: str, where: str = Setting.API) -> ApiMode:

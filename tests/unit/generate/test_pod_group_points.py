@@ -254,3 +254,69 @@ def test_a_kplugin_yaml_listing_a_point_its_version_lacks_is_refused_everywhere(
             "(placementgenerate is in Kubernetes 1.36 and later)"
         ), line
     assert tree(project) == before
+
+
+@pytest.mark.parametrize(("version", "shape"), [("1.35", ("--extension-points", "score")), ("1.28.3", ())])
+def test_doctor_finds_a_method_of_a_point_the_version_lacks(
+    kplugin: Kplugin, tmp_path: Path, version: str, shape: tuple[str, ...]
+) -> None:
+    """Found in the code: kplugin.yaml cannot list such a point (it is refused on load)."""
+    project = new(kplugin, tmp_path, "early", version, *shape)
+    package = project / "pkg/early"
+    plugin = next(p for p in sorted(package.glob("*.go")) if "type Early struct" in p.read_text())
+    plugin.write_text(plugin.read_text() + "\nfunc (pl *Early) GeneratePlacements() {}\n")
+    run = kplugin("doctor", str(project), "--json")
+    found = [f for f in json.loads(run.stdout)["findings"] if f["rule"].startswith("point-")]
+    (finding,) = found
+    assert finding["rule"] == "point-not-in-version" and finding["severity"] == "warning"
+    assert finding["file"] == f"pkg/early/{plugin.name}"
+    assert finding["line"] == len(plugin.read_text().splitlines())
+    pinned = YAML(typ="safe").load((project / "kplugin.yaml").read_text())["kubernetes"]
+    assert f"Early implements GeneratePlacements, but Kubernetes {pinned} has no placementgenerate" in str(
+        finding["what"]
+    )
+    assert "1.36 and later" in str(finding["fix"])
+
+
+PODS_ONLY = {
+    "layer": "\tpa, pb := fw.QueuedPod(a), fw.QueuedPod(b)\n\treturn pa.Name < pb.Name\n",
+    "native": "\tpa := a.(fwk.QueuedPodInfo).GetPodInfo().GetPod()\n"
+    "\tpb := b.(fwk.QueuedPodInfo).GetPodInfo().GetPod()\n\treturn pa.Name < pb.Name\n",
+}
+CHECKED = (
+    "\tpa, pb := fw.QueuedPod(a), fw.QueuedPod(b)\n\tif pa == nil || pb == nil {\n\t\treturn false\n\t}\n"
+    "\treturn pa.Name < pb.Name\n"
+)
+
+
+@pytest.mark.parametrize("api", ["layer", "native"])
+def test_doctor_finds_a_queue_sort_that_assumes_pods(kplugin: Kplugin, tmp_path: Path, api: str) -> None:
+    """From 1.37 the queue's entries may be pod groups: a Less that reads each entry's pod
+    unchecked is found; the generated one, a checked one and the same code at 1.36 are not."""
+
+    def findings(project: Path) -> list[dict[str, object]]:
+        run = kplugin("doctor", str(project), "--json")
+        return [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "queuesort-pods-only"]
+
+    def less(project: Path, code: str) -> Path:
+        plugin = project / "pkg/sorter/plugin.go"
+        text = plugin.read_text()
+        start = text.index("{\n", text.index(") Less(a, b ")) + 2
+        plugin.write_text(text[:start] + code + text[text.index("\n}\n", start) + 1 :])
+        return plugin
+
+    project = new(kplugin, tmp_path, "sorter", "1.37", "--extension-points", "queuesort", "--api", api)
+    assert findings(project) == []
+    plugin = less(project, PODS_ONLY[api])
+    (finding,) = findings(project)
+    assert finding["severity"] == "warning" and finding["file"] == "pkg/sorter/plugin.go"
+    assert plugin.read_text().splitlines()[int(str(finding["line"])) - 1] == PODS_ONLY[api].splitlines()[0]
+    assert "Sorter's Less reads the pod of every queue entry, and Kubernetes 1.37.2 queues pod groups" in str(
+        finding["what"]
+    )
+    if api == "layer":
+        less(project, CHECKED)
+        assert findings(project) == []
+    older = new(kplugin, tmp_path / "older", "sorter", "1.36", "--extension-points", "queuesort", "--api", api)
+    less(older, PODS_ONLY[api])
+    assert findings(older) == []
