@@ -136,7 +136,6 @@ def _project_context(spec: ProjectSpec) -> dict[str, Any]:
         "_build": _build_facts(spec),
         "_golangci_lint": _golangci_lint(),
         "code_generator": spec.tool_versions()[apitypes.CODE_GENERATOR],
-        "deepcopy_flags": str(spec.target.facts.deepcopy_flags),
         "_codegen": _codegen(spec),
     }
 

@@ -102,7 +102,6 @@ class ApiFacts(NamedTuple):
     max_score: str
     permit_results: int
     pod_requests: PodRequests
-    deepcopy_flags: DeepcopyFlags
     deepcopy_tool: str
     # the code-generator that writes a project's clientset, listers and informers ("": the
     # minor's own), and its flags
@@ -172,3 +171,16 @@ _TYPES: dict[str, Any] = {
     "QueueingHints": QueueingHints,
     "PodGroups": PodGroups,
 }
+
+
+# the group of the workload-aware scheduling API (PodGroup, Workload)
+SCHEDULING_GROUP = "scheduling.k8s.io"
+
+
+def pod_group_api(facts: ApiFacts) -> str | None:
+    """The API version that serves PodGroups in the minor (off unless kube-apiserver turns
+    it on): scheduling.k8s.io/v1alpha2 in 1.36, v1beta1 from 1.37; None before 1.36
+    (storage_scheduling.go and controlplane/instance.go of each minor)."""
+    if facts.pod_groups is PodGroups.NONE:
+        return None
+    return f"{SCHEDULING_GROUP}/{'v1alpha2' if facts.pod_groups is PodGroups.V1ALPHA2 else 'v1beta1'}"

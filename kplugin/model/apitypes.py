@@ -257,24 +257,12 @@ def generation(module: str, facts: ApiFacts, args_packages: list[str], apis: tup
     """The code generation of a project: deepcopy of the plugins' Args packages
     (``args_packages``, pkg/<name>) and of the API packages; for API types, the clientset,
     listers and informers under pkg/generated/ and the CRDs under config/crd/."""
-    v1 = facts.deepcopy_flags is DeepcopyFlags.GENGO
     tool = "k8s.io/code-generator/cmd/{}@" + CODE_GENERATOR
     header = ("--go-header-file", HEADER)
 
     def deepcopy(dirs: list[str]) -> tuple[str, ...]:
-        if v1:
-            return (
-                GO,
-                "run",
-                tool.format("deepcopy-gen"),
-                "--output-base",
-                ".",
-                "-O",
-                "zz_generated.deepcopy",
-                *header,
-                "--input-dirs",
-                ",".join(dirs),
-            )
+        # gengo v2's flags on every minor (the catalog's deepcopy_tool runs a code-generator
+        # that has them where the minor's own is gengo v1)
         return (GO, "run", tool.format("deepcopy-gen"), "--output-file", "zz_generated.deepcopy.go", *header, *dirs)
 
     args_dirs = [f"./pkg/{p}" for p in args_packages]

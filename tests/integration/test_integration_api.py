@@ -4,7 +4,7 @@ controller-gen the CRD; the generated source of the kind (informer from a kubeco
 lister, events with a QueueingHint) compiles and its tests pass in the real framework
 types; make generate runs the same commands and writes the same bytes; deploy/ and the
 chart install the CRD; doctor and refresh find nothing left to do. At the oldest pin
-(gengo v1 flags, layer mode, the sample plugin) and at the newest minor (gengo v2,
+(client-gen's gengo v1 flags, layer mode, the sample plugin) and at the newest minor (gengo v2,
 native mode, a Score-only plugin without Args, a second group with a cluster-scoped kind)."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from kplugin.model.versions import newest_release
 pytestmark = pytest.mark.integration
 
 VERSION = "1.28.3"  # the version the other integration tests build: the Go caches are shared
-NEWEST = newest_release().key  # deepcopy-gen's other flag set (gengo v2, 1.30 on)
+NEWEST = newest_release().key  # the framework of the split (k8s.io/kube-scheduler), its own deepcopy-gen
 # after make generate, the slice is copied, not shared (a package of its own: the
 # plugin's own tests still name the old fields, as a user's would until they update them)
 DEEPCOPY_TEST = """package deepcopycheck
