@@ -37,6 +37,16 @@ def go_image() -> str:
     return dockerenv.seed_go_image()
 
 
+@pytest.fixture(scope="module")
+def warm_image(project: Path) -> str:
+    """The builder image with the Go build cache of the project's kube-scheduler, taken
+    from this machine's (as a CI builder's cache would be warm): the Docker builds link
+    the packages the run has compiled already, instead of compiling all of Kubernetes
+    again, each in its own builder. What they test is the Dockerfile, the builders and
+    what comes out; their module downloads still go through the Go module proxy."""
+    return dockerenv.seed_warm_go_image(project)
+
+
 def build_json(kplugin: Callable[..., Run], *args: str) -> dict[str, object]:
     run = kplugin("build", *args, "--json")
     assert run.code == 0, run.stderr
@@ -44,9 +54,12 @@ def build_json(kplugin: Callable[..., Run], *args: str) -> dict[str, object]:
     return result
 
 
-def test_docker_build(kplugin: Callable[..., Run], project: Path, go_image: str, tmp_path: Path) -> None:
+def test_docker_build(kplugin: Callable[..., Run], project: Path, warm_image: str, tmp_path: Path) -> None:
     result = build_json(
-        kplugin, str(project), "--k8s", "1.28.3", "--builder", "docker", *DOCKER_ARGS, "--output", str(tmp_path)
+        kplugin,
+        str(project),
+        *["--k8s", "1.28.3", "--builder", "docker", "--go-image", warm_image, *DOCKER_ARGS[2:]],
+        *["--output", str(tmp_path)],
     )
     assert result["builder"] == "docker"
     assert result["image"] == "gpu-aware:0.1.0-k8s1.28.3"
@@ -178,15 +191,13 @@ def dangling_images() -> set[str]:
 
 
 def test_legacy_builder_fallback(
-    kplugin: Callable[..., Run], project: Path, go_image: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    kplugin: Callable[..., Run], project: Path, warm_image: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Without a BuildKit-capable docker CLI, the SDK's legacy builder builds the same
-    Dockerfile minus its cache mounts, and the result is verified the same way. (Its Go
-    image holds the module and build caches of this project, as a CI machine's would be
-    warm: the legacy build compiles what changed, the fallback itself is what is tested.)"""
+    Dockerfile minus its cache mounts, and the result is verified the same way (with the
+    warm builder image: the fallback itself is what is tested)."""
     from kplugin import build
 
-    warm = dockerenv.seed_warm_go_image(project, go_image)
     monkeypatch.setattr(build, "buildkit_cli", lambda: None)
     # an image an earlier run tagged gpu-aware:legacy-test would be left untagged by this one
     subprocess.run(["docker", "rmi", "gpu-aware:legacy-test"], capture_output=True, check=False)
@@ -196,7 +207,7 @@ def test_legacy_builder_fallback(
         str(project),
         "--builder",
         "docker",
-        *["--go-image", warm, *DOCKER_ARGS[2:]],
+        *["--go-image", warm_image, *DOCKER_ARGS[2:]],
         "--image",
         "gpu-aware:legacy-test",
         "--output",

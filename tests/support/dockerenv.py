@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 GO_IMAGE = "kplugin-test/go:local"
@@ -42,9 +43,10 @@ def _skip_heavy(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
     return info
 
 
-def seed_go_image(tag: str = GO_IMAGE, toolchain: str = "") -> str:
+def seed_go_image(tag: str = GO_IMAGE, toolchain: str = "", cache: Sequence[Path] = ()) -> str:
     """docker import the builder image unless it is there already; returns the tag. With
-    ``toolchain`` the image holds that Go release instead of this machine's."""
+    ``toolchain`` the image holds that Go release instead of this machine's; with
+    ``cache``, these files of this machine's Go build cache, as its GOCACHE."""
     if subprocess.run(["docker", "image", "inspect", tag], capture_output=True, check=False).returncode == 0:
         return tag
     busybox = shutil.which("busybox") or "/bin/busybox"
@@ -66,12 +68,19 @@ def seed_go_image(tag: str = GO_IMAGE, toolchain: str = "") -> str:
             info.size = len(passwd)
             tar.addfile(info, io.BytesIO(passwd))
             tar.add(str(_go_root(toolchain)), "usr/local/go", filter=_skip_heavy)
+            if cache:
+                for d in ["warm", "warm/build", *sorted({f"warm/build/{f.parent.name}" for f in cache})]:
+                    _dir(tar, d)
+                for f in cache:
+                    tar.add(str(f), f"warm/build/{f.parent.name}/{f.name}")
         changes = [
             "ENV PATH=/usr/local/go/bin:/bin",
             "ENV GOPATH=/go",
             "ENV HOME=/root",
             "WORKDIR /src",
         ]
+        if cache:
+            changes.append(f"ENV GOCACHE={WARM_CACHE}")
         if os.environ.get("GOPROXY"):  # else Go's own default, as on this machine
             changes.append(f"ENV GOPROXY={os.environ['GOPROXY']}")
         cmd = ["docker", "import"]
@@ -81,15 +90,39 @@ def seed_go_image(tag: str = GO_IMAGE, toolchain: str = "") -> str:
     return tag
 
 
-def seed_warm_go_image(project: Path, base: str = GO_IMAGE) -> str:
-    """A builder image whose module and build caches already hold what the project's
-    kube-scheduler needs, for a builder that has no cache mounts (the legacy builder): its
-    test then compiles what changed, not all of Kubernetes. Made once per machine and
-    go.sum (one full compile); an older one is removed. Returns the tag."""
-    base_id = subprocess.run(
-        ["docker", "image", "inspect", "--format", "{{.Id}}", base], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    key = hashlib.sha256(base_id.encode() + (project / "go.sum").read_bytes()).hexdigest()[:12]
+WARM_CACHE = "/warm/build"
+
+
+def build_cache_files(project: Path) -> list[Path]:
+    """The files of this machine's Go build cache that a build of the project's
+    kube-scheduler reads (CGO_ENABLED=0, -trimpath, as its Dockerfile builds): each
+    package's compiled output (``go list -export``, which compiles what is missing) and
+    the entries that map an action to it."""
+    env = {**os.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod -trimpath"}
+    listed = subprocess.run(
+        ["go", "list", "-export", "-deps", "-f", "{{.Export}}", "./cmd/scheduler"],
+        cwd=project, env=env, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    outputs = {Path(line) for line in listed.split()}
+    wanted = {path.name.removesuffix("-d") for path in outputs}
+    root = Path(subprocess.run(["go", "env", "GOCACHE"], capture_output=True, text=True, check=True).stdout.strip())
+    actions = []
+    for entry in root.glob("??/*-a"):
+        fields = entry.read_text(errors="replace").split()  # v1 <action id> <output id> <size> <time>
+        if len(fields) > 2 and fields[2] in wanted:
+            actions.append(entry)
+    return sorted(outputs) + sorted(actions)
+
+
+def seed_warm_go_image(project: Path) -> str:
+    """A builder image whose build cache already holds what the project's kube-scheduler
+    compiles to: the entries of this machine's Go cache that a build of it reads (the test
+    run compiled them for its own builds, with the same Go, flags and sources; -trimpath
+    keeps paths out of the cache's keys). Its Docker builds then link, instead of
+    compiling all of Kubernetes a second and a third time. Made once per Go and go.sum;
+    an older one is removed. Returns the tag."""
+    version = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True, check=True).stdout
+    key = hashlib.sha256(version.encode() + (project / "go.sum").read_bytes()).hexdigest()[:12]
     repository = "kplugin-test/go-warm"
     tag = f"{repository}:{key}"
     if subprocess.run(["docker", "image", "inspect", tag], capture_output=True, check=False).returncode == 0:
@@ -99,17 +132,4 @@ def seed_warm_go_image(project: Path, base: str = GO_IMAGE) -> str:
     ).stdout.split()
     if old:
         subprocess.run(["docker", "rmi", "-f", *sorted(set(old))], capture_output=True, check=False)
-    name = f"kplugin-warm-{os.getpid()}"
-    compile_all = "go mod download && go build -o /tmp/kube-scheduler ./cmd/scheduler && rm /tmp/kube-scheduler"
-    container = ["--name", name, "--network", "host", "-v", f"{project}:/src:ro", "-w", "/src"]
-    env = ["-e", "CGO_ENABLED=0", "-e", "GOFLAGS=-trimpath"]
-    try:
-        subprocess.run(
-            ["docker", "run", *container, *env, base, "sh", "-c", compile_all],
-            capture_output=True,
-            check=True,
-        )
-        subprocess.run(["docker", "commit", name, tag], capture_output=True, check=True)
-    finally:
-        subprocess.run(["docker", "rm", "-f", name], capture_output=True, check=False)
-    return tag
+    return seed_go_image(tag, cache=build_cache_files(project))
