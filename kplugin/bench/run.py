@@ -48,6 +48,7 @@ from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError, OperationError, Setting, UsageError
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
+from kplugin.kube.cluster import require_served
 from kplugin.kube.controlplane import ControlPlane
 from kplugin.model.project import Project
 
@@ -119,7 +120,8 @@ def _one_run(
     config = work / f"scheduler-{number}-{profile.kind}.yaml"
     config.write_text(yamlio.dump(scheduler_document(profile, cluster.kubeconfig, settings)))
     reporter.step(f"run {number}: {profile.kind} profile (schedulerName {profile.scheduler_name}), repeat {repeat}")
-    scheduler = Scheduler(binary, config, work / f"kube-scheduler-{number}-{profile.kind}.log", settings.verbosity)
+    log = work / f"kube-scheduler-{number}-{profile.kind}.log"
+    scheduler = Scheduler(binary, config, log, settings.verbosity, inputs.project.gate_flags.scheduler)
     watch: BindWatch | None = None
     run: WorkloadRun | None = None
     try:
@@ -171,7 +173,8 @@ def run(
         apiserver_pid = None
         if inputs.kubeconfig is None:
             assert apiserver is not None
-            plane = stack.enter_context(ControlPlane(work, apiserver, reporter.step))
+            gated = inputs.project.gate_flags.apiserver  # what the plugins' points need
+            plane = stack.enter_context(ControlPlane(work, apiserver, reporter.step, gated))
             client = plane.client(timeout=CLIENT_TIMEOUT)
             kubeconfig = plane.kubeconfig()
             apiserver_pid = next(p.popen.pid for p in plane.processes if p.name == "kube-apiserver")
@@ -187,6 +190,7 @@ def run(
         if cluster.existing:
             reporter.step(f"checking {mode} (schedulerNames in use)")
             check_cluster(cluster, inputs)
+            require_served(client, inputs.project.gate_flags.served)
             stack.callback(lambda: notices.extend(remove_everything(cluster, reporter)))
         node_stats = CreationStats()
         for op in inputs.workload.cluster_nodes:

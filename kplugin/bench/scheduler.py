@@ -10,6 +10,7 @@ import ssl
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 from kplugin.bench import metrics
@@ -50,7 +51,7 @@ def own_cpu() -> float:
 class Scheduler:
     """The project's kube-scheduler for one run: its process and its /metrics."""
 
-    def __init__(self, binary: Path, config: Path, log: Path, verbosity: int) -> None:
+    def __init__(self, binary: Path, config: Path, log: Path, verbosity: int, extra_args: Sequence[str] = ()) -> None:
         (self.port,) = free_ports(1)
         cmd = [
             str(binary),
@@ -60,6 +61,7 @@ class Scheduler:
             # anonymous reads of /metrics on loopback (no authorization kubeconfig is given)
             "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
             f"-v={verbosity}",
+            *extra_args,  # the feature gates the plugins' points need
         ]
         self.process = Process("kube-scheduler", cmd, log)
         # its serving certificate is self-signed and made up at start: nothing to verify it by

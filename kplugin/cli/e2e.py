@@ -231,7 +231,7 @@ def _scenario(
     from kplugin.cli.console import note
     from kplugin.e2e import run, snapshot
 
-    loaded = run.read_scenario(scenario, target.version.minor, root)
+    loaded = run.read_scenario(scenario, target, root)
     lacking = snapshot.unread_note(loaded.source)
     if lacking:
         note(f"{scenario}: {lacking}")
@@ -396,21 +396,13 @@ def _clusters(
     cluster_config: "Kubeconfig | None", done: "Ready[Inputs]", progress: Callable[[str], None]
 ) -> "ClusterFactory":
     """A fresh local control plane for each replay, or a run's own Existing target
-    (labels, namespaces) for each on the cluster of --kubeconfig."""
+    (labels, namespaces) for each on the cluster of --kubeconfig; the gates said in one line."""
+    from kplugin.cli.console import note
     from kplugin.e2e import run
-    from kplugin.kube import apiclient, cluster
-    from kplugin.kube import kubeconfig as kubeconfigs
 
+    if (line := run.gates_line(done.inputs, existing=cluster_config is not None)) is not None:
+        note(line)
     if cluster_config is None:
         assert done.apiserver is not None  # ready built it for the control plane
-        if (line := run.gates_line(done.inputs)) is not None:
-            from kplugin.cli.console import note
-
-            note(line)
         return run.local_clusters(done.apiserver, done.inputs, progress)
-    endpoint = kubeconfigs.endpoint(cluster_config)
-
-    def make(work: Path, _label: str) -> cluster.Existing:
-        return cluster.Existing(cluster_config, apiclient.Client(endpoint), work, progress)
-
-    return make
+    return run.existing_clusters(cluster_config, done.inputs, progress)

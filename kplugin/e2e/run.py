@@ -20,11 +20,24 @@ from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
-from kplugin.e2e.scenario import DEFAULT_SCENARIO, Scenario, check_served, load_scenario, project_crds, with_objects
-from kplugin.kube.cluster import Cluster, Local
-from kplugin.model import manifests, rbacrules
+from kplugin.e2e.scenario import (
+    DEFAULT_SCENARIO,
+    Scenario,
+    check_served,
+    load_scenario,
+    pod_group_gates,
+    project_crds,
+    with_objects,
+)
+from kplugin.kube import kubeconfig as kubeconfigs
+from kplugin.kube.apiclient import Client
+from kplugin.kube.cluster import Cluster, Existing, Local
+from kplugin.kube.kubeconfig import Kubeconfig
+from kplugin.model import rbacrules
+from kplugin.model.manifests import GateFlags
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
+from kplugin.model.versions import Target
 
 DEFAULT_PROFILE = "default-scheduler"
 
@@ -110,12 +123,12 @@ def for_copy(inputs: Inputs, copy: Project) -> Inputs:
     return Inputs(copy, inputs.scenario, inputs.config, rbac, inputs.notices)
 
 
-def read_scenario(path: Path | None, minor: int, root: Path) -> Scenario:
-    """The scenario (checked), its objects served by Kubernetes 1.<minor>, with the CRDs
-    of the project at ``root`` (config/crd/) it does not hold itself."""
+def read_scenario(path: Path | None, target: Target, root: Path) -> Scenario:
+    """The scenario (checked), its objects served by the target's Kubernetes, with the
+    CRDs of the project at ``root`` (config/crd/) it does not hold itself."""
     defined = project_crds(root)
     loaded = with_objects(DEFAULT_SCENARIO, defined) if path is None else load_scenario(path, defined)
-    check_served(loaded, minor, path)
+    check_served(loaded, target, path)
     return loaded
 
 
@@ -131,10 +144,7 @@ def prepare(
 ) -> Inputs:
     """Read and check everything the run needs from the user: the scenario first (cheap),
     then the RBAC, then the configuration (whose args the plugins' Go code decodes)."""
-    if isinstance(scenario, Scenario):
-        loaded = scenario
-    else:
-        loaded = read_scenario(scenario, project.version.minor, project.root)
+    loaded = scenario if isinstance(scenario, Scenario) else read_scenario(scenario, project.target, project.root)
     rbac = None if admin else rbac_documents(project)
     request = render.RenderRequest(
         project=project,
@@ -181,31 +191,54 @@ def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
 ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work dir, profile label)
 
 
-def gate_args(inputs: Inputs) -> tuple[list[str], list[str]]:
-    """kube-apiserver's and kube-scheduler's flags for the feature gates the project's
-    plugins need (a pod group's points: the gates, and the API version serving PodGroups)."""
-    gates = inputs.project.gates
-    return manifests.apiserver_gate_args(gates, inputs.project.target.facts), manifests.gate_args(gates)
+def gate_flags(inputs: Inputs) -> GateFlags:
+    """The flags for the feature gates the run needs: the plugins' points' and the
+    scenario's pod groups'."""
+    gates = tuple(sorted({*inputs.project.gates, *pod_group_gates(inputs.scenario)}))
+    return GateFlags.of(gates, inputs.project.target.facts)
 
 
-def gates_line(inputs: Inputs) -> str | None:
+def gates_line(inputs: Inputs, existing: bool = False) -> str | None:
     """What a run with gates says about them, in one line (None: no gates)."""
-    apiserver_args, scheduler_args = gate_args(inputs)
-    if not scheduler_args:
+    flags = gate_flags(inputs)
+    if not flags.scheduler:
         return None
+    reasons = (
+        ("the plugins' points", inputs.project.gates),
+        ("the scenario's pod groups", pod_group_gates(inputs.scenario)),
+    )
+    needs = " and ".join(reason for reason, gates in reasons if gates)
+    if existing:
+        served = ", ".join(f"{resource} of {version}" for version, resource in flags.served)
+        return f"kube-scheduler runs with {' '.join(flags.scheduler)}: {needs} need them" + (
+            f" (and the cluster to serve {served})" if served else ""
+        )
     return (
-        f"kube-apiserver runs with {' '.join(apiserver_args)} and kube-scheduler with {' '.join(scheduler_args)}: "
-        "the plugins' points need them"
+        f"kube-apiserver runs with {' '.join(flags.apiserver)} and kube-scheduler with {' '.join(flags.scheduler)}: "
+        f"{needs} need them"
     )
 
 
 def local_clusters(apiserver: Path, inputs: Inputs, progress: Progress) -> ClusterFactory:
     """A fresh local control plane for each replay, with the run's RBAC and the feature
-    gates the project's plugins need (gate_args)."""
-    apiserver_args, scheduler_args = gate_args(inputs)
+    gates the project's plugins need."""
+    flags = gate_flags(inputs)
 
     def make(work: Path, _label: str) -> AbstractContextManager[Cluster]:
-        return Local(work, apiserver, inputs.rbac, progress, apiserver_args, scheduler_args)
+        return Local(work, apiserver, inputs.rbac, progress, flags.apiserver, flags.scheduler)
+
+    return make
+
+
+def existing_clusters(config: Kubeconfig, inputs: Inputs, progress: Progress) -> ClusterFactory:
+    """The run's own part of the user's cluster for each replay (labels, namespaces); the
+    scheduler with the feature gates the project's plugins need, once the cluster is
+    found to serve what they need."""
+    endpoint = kubeconfigs.endpoint(config)
+    flags = gate_flags(inputs)
+
+    def make(work: Path, _label: str) -> AbstractContextManager[Cluster]:
+        return Existing(config, Client(endpoint), work, progress, flags.scheduler, flags.served)
 
     return make
 

@@ -69,6 +69,8 @@ from kplugin.e2e.state import (
 from kplugin.e2e.steps import STEP_ACTIONS, Step, StepAction, check_steps, object_key, read_step
 from kplugin.kube import jsonstream, kinds
 from kplugin.model import crds
+from kplugin.model.apifacts import SCHEDULING_GROUP, pod_group_api
+from kplugin.model.versions import Target
 
 __all__ = [  # what the scenario format is made of, kept importable from here
     "DEFAULT_CAPACITY",
@@ -403,9 +405,50 @@ def with_objects(scenario: Scenario, extra: tuple[KubeObject, ...]) -> Scenario:
     return replace(scenario, objects=added + scenario.objects) if added else scenario
 
 
-def check_served(scenario: Scenario, minor: int, path: Path | None) -> None:
-    """Every object's kind must be served by Kubernetes 1.<minor> by default."""
+def check_served(scenario: Scenario, target: Target, path: Path | None) -> None:
+    """Every object's kind must be served by the target's Kubernetes by default, or, for a
+    pod group (workload-aware scheduling), at the API version the minor has for it."""
+    minor = target.version.minor
     for obj in scenario.objects:
         problem = kinds.served_problem(obj.info, obj.body["apiVersion"], minor)
         if problem:
             raise UsageError(f"{path}: {obj.origin}.apiVersion: {problem}; replay it on a later minor ({Setting.K8S})")
+    served = pod_group_api(target.facts)
+    for obj in _all_objects(scenario):
+        if not _is_pod_group(obj):
+            continue
+        if served is None:
+            raise UsageError(
+                f"{path}: {obj.origin}: Kubernetes {target.version} has no PodGroup API (scheduling.k8s.io, "
+                f"from 1.36); replay it on a later minor ({Setting.K8S})"
+            )
+        if obj.body["apiVersion"] != served:
+            raise UsageError(
+                f"{path}: {obj.origin}.apiVersion: Kubernetes {target.version} serves PodGroups as {served}, "
+                f"not {obj.body['apiVersion']}: write it as {served}"
+            )
+    if served is None:
+        grouped = next((pod for pod in scenario.all_pods() if "schedulingGroup" in pod.spec), None)
+        if grouped is not None:
+            raise UsageError(
+                f"{path}: pod {grouped.key}: schedulingGroup is from Kubernetes 1.36 (pod groups), and this is "
+                f"{target.version}; replay it on a later minor ({Setting.K8S})"
+            )
+
+
+def _all_objects(scenario: Scenario) -> Iterator[KubeObject]:
+    yield from scenario.objects
+    yield from (step.obj for step in scenario.steps if step.obj is not None)
+
+
+def _is_pod_group(obj: KubeObject) -> bool:
+    return obj.info.kind == "PodGroup" and obj.body["apiVersion"].startswith(f"{SCHEDULING_GROUP}/")
+
+
+def pod_group_gates(scenario: Scenario) -> tuple[str, ...]:
+    """The feature gates the scenario's pod groups need (kube-apiserver serves PodGroups,
+    the scheduler schedules them as groups, only with GenericWorkload on)."""
+    grouped = any(_is_pod_group(obj) for obj in _all_objects(scenario)) or any(
+        "schedulingGroup" in pod.spec for pod in scenario.all_pods()
+    )
+    return ("GenericWorkload",) if grouped else ()

@@ -148,8 +148,18 @@ class Local:
 class Existing:
     """A cluster the user has, through a kubeconfig (see the module docstring)."""
 
-    def __init__(self, config: Kubeconfig, client: Client, work: Path, progress: Progress) -> None:
+    def __init__(
+        self,
+        config: Kubeconfig,
+        client: Client,
+        work: Path,
+        progress: Progress,
+        scheduler_args: Sequence[str] = (),
+        served: Sequence[tuple[str, str]] = (),
+    ) -> None:
         self.config = config
+        self.scheduler_args = tuple(scheduler_args)
+        self.served = tuple(served)
         self.client = client
         self.work = work
         self.progress = progress
@@ -168,7 +178,12 @@ class Existing:
 
     def __enter__(self) -> Existing:
         self.work.mkdir(parents=True, exist_ok=True)
-        preflight(self.client)
+        try:
+            preflight(self.client)
+            require_served(self.client, self.served)
+        except BaseException:
+            self.client.close()  # __exit__ does not run when __enter__ fails
+            raise
         return self
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
@@ -246,7 +261,9 @@ class Existing:
         path = self.work / "scheduler-config.yaml"
         path.write_text(yamlio.dump(document))
         self.scheduler = Process(
-            "kube-scheduler", scheduler_command(binary, path, verbosity, vmodule), self.work / "kube-scheduler.log"
+            "kube-scheduler",
+            scheduler_command(binary, path, verbosity, vmodule, self.scheduler_args),
+            self.work / "kube-scheduler.log",
         )
         return self.scheduler
 
@@ -259,6 +276,24 @@ class Existing:
             return None
         self.scheduler.stop()
         return self.scheduler.log
+
+
+def require_served(client: Client, served: Sequence[tuple[str, str]]) -> None:
+    """The API server serves each (API version, resource): the plugins' feature gates need
+    them (a PodGroup API is off unless its kube-apiserver turns it on)."""
+    for api_version, resource in served:
+        try:
+            document = client.get(f"/apis/{api_version}")
+        except ApiError as err:
+            if err.status != 404:
+                raise
+            document = {}
+        names = {r.get("name") for r in document.get("resources") or [] if isinstance(r, dict)}
+        if resource not in names:
+            raise OperationError(
+                f"the cluster does not serve {resource} of {api_version}, which the plugins' feature gates need: "
+                f"its kube-apiserver must run with the gates on and --runtime-config={api_version}=true"
+            )
 
 
 def preflight(client: Client) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kplugin.core import yamlio
-from kplugin.model.apifacts import ApiFacts, PodGroups
+from kplugin.model.apifacts import ApiFacts, pod_group_api
 from kplugin.model.schedconfig import LEASE_NAMESPACE, SchedulerConfig
 
 NAMESPACE = LEASE_NAMESPACE
@@ -112,15 +112,32 @@ def gate_args(gates: tuple[str, ...]) -> list[str]:
     return [f"--feature-gates={','.join(f'{gate}=true' for gate in sorted(gates))}"] if gates else []
 
 
+def gate_served(gates: tuple[str, ...], facts: ApiFacts) -> list[tuple[str, str]]:
+    """(API version, resource) the API server must serve for the gates' objects, which is
+    off by default (PodGroups: scheduling.k8s.io/v1alpha2 in 1.36, v1beta1 from 1.37;
+    storage_scheduling.go and controlplane/instance.go)."""
+    version = pod_group_api(facts)
+    return [(version, "podgroups")] if "GenericWorkload" in gates and version else []
+
+
 def apiserver_gate_args(gates: tuple[str, ...], facts: ApiFacts) -> list[str]:
-    """kube-apiserver's flags for the gates: the gates, and the API version that serves
-    their objects, which is off by default (PodGroups: scheduling.k8s.io/v1alpha2 in 1.36,
-    v1beta1 from 1.37; storage_scheduling.go and controlplane/instance.go)."""
-    args = gate_args(gates)
-    if "GenericWorkload" in gates and facts.pod_groups is not PodGroups.NONE:
-        version = "v1alpha2" if facts.pod_groups is PodGroups.V1ALPHA2 else "v1beta1"
-        args += [f"--runtime-config=scheduling.k8s.io/{version}=true"]
-    return args
+    """kube-apiserver's flags for the gates: the gates, and the API versions that serve
+    their objects (gate_served)."""
+    served = sorted({version for version, _ in gate_served(gates, facts)})
+    return gate_args(gates) + [f"--runtime-config={version}=true" for version in served]
+
+
+@dataclass(frozen=True)
+class GateFlags:
+    """What a cluster's components need for the gates of a project's plugins."""
+
+    apiserver: tuple[str, ...]
+    scheduler: tuple[str, ...]
+    served: tuple[tuple[str, str], ...]  # (API version, resource) the API server must serve
+
+    @classmethod
+    def of(cls, gates: tuple[str, ...], facts: ApiFacts) -> GateFlags:
+        return cls(tuple(apiserver_gate_args(gates, facts)), tuple(gate_args(gates)), tuple(gate_served(gates, facts)))
 
 
 def labels(project: str) -> dict[str, str]:

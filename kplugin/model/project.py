@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import apitypes, crds, rbacrules
+from kplugin.model import apitypes, crds, manifests, rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
@@ -61,6 +61,12 @@ class Project(NamedTuple):
     def gates(self) -> tuple[str, ...]:
         """The feature gates the scheduler needs for the plugins' points (a pod group's)."""
         return gates_of(self.plugins)
+
+    @property
+    def gate_flags(self) -> manifests.GateFlags:
+        """The API server's and the scheduler's flags for those gates, and what the API
+        server must serve for them."""
+        return manifests.GateFlags.of(self.gates, self.target.facts)
 
     @property
     def version(self) -> KubeVersion:

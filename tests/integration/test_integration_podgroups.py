@@ -38,3 +38,63 @@ def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_pat
     # the default profile has one placement of every node: its spread puts a pod on b-1
     assert any(m["default"]["node"] == "b-1" for m in moved.values()), compared["summary"]
     assert all(m["plugin"]["node"] in ("a-1", "a-2") for m in moved.values()), compared["moved"]
+
+
+def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugin: Kplugin, tmp_path: Path) -> None:
+    """All or nothing, in the real scheduler's GangScheduling: three of the four pods would
+    fit, none is bound; without the step the four stay pending, with it (a node added to
+    rack-a) all four are bound in rack-a."""
+    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+    grow = REPO / "examples" / "rack-gang-grow-scenario.yaml"
+    stuck = tmp_path / "stuck.yaml"
+    stuck.write_text(grow.read_text().split("\nsteps:\n")[0] + "\n")  # the same, without the step
+    run = kplugin("e2e", str(project), "--scenario", str(stuck), "--json", "--timeout", "8")
+    assert run.code == 0, run.stderr[-3000:]
+    pods = {p["pod"]: p for p in json.loads(run.stdout)["pods"]}
+    assert {name: pods[name]["node"] for name in GANG} == dict.fromkeys(GANG), pods
+
+    run = kplugin("e2e", str(project), "--scenario", str(grow), "--json")
+    assert run.code == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout)
+    assert result["ok"], result
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert {pods[name]["node"] for name in GANG} == {"a-1", "a-2"}, pods
+
+
+def test_on_an_existing_cluster_the_scheduler_gets_the_gates_and_the_cluster_must_serve_pod_groups(
+    kplugin: Kplugin, tmp_path: Path
+) -> None:
+    """--kubeconfig: kplugin starts only the scheduler, so it turns the gates on there and
+    first asks the cluster whether it serves PodGroups (the user's kube-apiserver must
+    run with the gates): one served gets the same placement, one that is not gets one line."""
+    from kplugin.kube.controlplane import ControlPlane, apiserver_binary
+    from kplugin.model.project import load
+
+    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+    loaded = load(project)
+    apiserver = apiserver_binary(loaded, lambda _: None)
+    gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+    for work in ("gated", "plain"):
+        (tmp_path / work).mkdir()
+    with ControlPlane(tmp_path / "gated", apiserver, lambda _: None, loaded.gate_flags.apiserver) as plane:
+        run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--kubeconfig", str(plane.kubeconfig()),
+                      "--json")  # fmt: skip
+        assert run.code == 0, run.stderr[-3000:]
+        said = [line for line in run.stderr.splitlines() if "runs with" in line]
+        assert len(said) == 1, run.stderr
+        assert said[0].endswith(
+            f"kube-scheduler runs with {gates}: the plugins' points and the scenario's pod groups need them "
+            "(and the cluster to serve podgroups of scheduling.k8s.io/v1beta1)"
+        ), said
+        placed = {p["pod"]: p["node"] for p in json.loads(run.stdout)["pods"]}
+        assert {placed[pod] for pod in GANG} <= {"a-1", "a-2"}, placed
+    with ControlPlane(tmp_path / "plain", apiserver, lambda _: None) as plane:
+        run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--kubeconfig", str(plane.kubeconfig()))
+        assert run.code == 1
+        errors = [line for line in run.stderr.splitlines() if line.startswith("kplugin: error:")]
+        assert errors == [
+            "kplugin: error: the cluster does not serve podgroups of scheduling.k8s.io/v1beta1, which the plugins' "
+            "feature gates need: its kube-apiserver must run with the gates on and "
+            "--runtime-config=scheduling.k8s.io/v1beta1=true"
+        ], run.stderr
+        assert "Traceback" not in run.stderr

@@ -33,6 +33,9 @@ KNOWN: dict[tuple[str, str], str] = {
     ("kplugin/doctor/rules.py", "run kube-scheduler with --feature-gates={gates} (kplugin refresh writes it "
      "into deploy/ and the chart)"): "kube-scheduler's --feature-gates",
     ("kplugin/doctor/framework.py", "--feature-gates[= ](?P<gates>[\\w=,.-]+)"): "kube-scheduler's, read",
+    ("kplugin/model/manifests.py", "--runtime-config="): "kube-apiserver's, in its command line",
+    ("kplugin/kube/cluster.py", ", which the plugins' feature gates need: its kube-apiserver must run with the "
+     "gates on and --runtime-config="): "kube-apiserver's --runtime-config, for the user's cluster",
 }  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from kplugin.e2e.session import ReplayProfile, Silent
 from kplugin.kube import cluster, discovery, kinds
 from kplugin.kube.apiclient import Client, Endpoint
 from kplugin.kube.kubeconfig import Kubeconfig
+from kplugin.model.versions import resolve
 
 
 def crd(kind: str, plural: str, group: str, scope: str = "Namespaced", status: bool = True) -> dict[str, Any]:
@@ -134,15 +135,15 @@ def test_the_projects_crds_come_first_unless_the_scenario_has_them(tmp_path: Pat
     (root / "config" / "crd" / "b-quota.yaml").write_text(json.dumps(QUOTA) + "\n---\n" + json.dumps(other) + "\n")
     (root / "config" / "crd" / "README.md").write_text("not read")
     path = scenario_file(tmp_path, [quota("q")])
-    loaded = run.read_scenario(path, 37, root)
+    loaded = run.read_scenario(path, resolve("1.37"), root)
     assert [o.name for o in loaded.objects] == ["quotas.quota.example.com", "teams.quota.example.com", "q"]
     assert loaded.objects[2].info.plural == "quotas", "the project's CRD defines the scenario's kind"
-    default = run.read_scenario(None, 37, root)
+    default = run.read_scenario(None, resolve("1.37"), root)
     assert [o.name for o in default.objects] == ["quotas.quota.example.com", "teams.quota.example.com"], (
         "the default scenario too: the plugin's informers need the kinds served"
     )
     mine = crd("Quota", "quotas", "quota.example.com", scope="Cluster")
-    loaded = run.read_scenario(scenario_file(tmp_path, [mine, quota("q")]), 37, root)
+    loaded = run.read_scenario(scenario_file(tmp_path, [mine, quota("q")]), resolve("1.37"), root)
     assert next(o for o in loaded.objects if o.name == "q").namespace is None, "the scenario's CRD wins"
 
 
@@ -159,7 +160,7 @@ def test_a_bad_crd_file_is_named(tmp_path: Path, content: str, needle: str) -> N
     (root / "config" / "crd").mkdir(parents=True)
     (root / "config" / "crd" / "x.yaml").write_text(content)
     with pytest.raises(UsageError, match=needle) as caught:
-        run.read_scenario(None, 37, root)
+        run.read_scenario(None, resolve("1.37"), root)
     assert "config/crd/x.yaml" in str(caught.value)
 
 
@@ -170,7 +171,7 @@ def test_a_symlinked_crd_file_is_refused(tmp_path: Path) -> None:
     outside.write_text(json.dumps(QUOTA))
     (root / "config" / "crd" / "x.yaml").symlink_to(outside)
     with pytest.raises(UsageError, match=r"x\.yaml is a symlink where kplugin keeps a file"):
-        run.read_scenario(None, 37, root)
+        run.read_scenario(None, resolve("1.37"), root)
 
 
 class Api(JsonHandler):

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
-from support import Kplugin, tree
+from support import REPO, Kplugin, tree
+
+from kplugin.e2e.scenario import DEFAULT_SCENARIO
 
 POINTS = "placementgenerate,placementscore"
 
@@ -221,7 +223,7 @@ def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugi
     ]
     assert manifests.apiserver_gate_args((), versions.resolve("1.37").facts) == []
     project = load(new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}"))
-    inputs = run.Inputs(project=project, scenario=None, config=None, rbac=None, notices=())  # type: ignore[arg-type]
+    inputs = run.Inputs(project=project, scenario=DEFAULT_SCENARIO, config=None, rbac=None, notices=())  # type: ignore[arg-type]
     local = run.local_clusters(tmp_path / "apiserver", inputs, print)(tmp_path / "work", "plugin")
     gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
     assert local.plane.extra_args == (gates, "--runtime-config=scheduling.k8s.io/v1beta1=true")  # type: ignore[attr-defined]
@@ -230,7 +232,7 @@ def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugi
     assert line is not None and "kube-apiserver runs with" in line and f"kube-scheduler with {gates}" in line
     # a project without such points starts them as before, and says nothing
     plain = load(new(kplugin, tmp_path, "plain", "1.37"))
-    inputs = run.Inputs(project=plain, scenario=None, config=None, rbac=None, notices=())  # type: ignore[arg-type]
+    inputs = run.Inputs(project=plain, scenario=DEFAULT_SCENARIO, config=None, rbac=None, notices=())  # type: ignore[arg-type]
     local = run.local_clusters(tmp_path / "apiserver", inputs, print)(tmp_path / "work", "plugin")
     assert local.plane.extra_args == () and local.scheduler_args == ()  # type: ignore[attr-defined]
     assert run.gates_line(inputs) is None
@@ -320,3 +322,62 @@ def test_doctor_finds_a_queue_sort_that_assumes_pods(kplugin: Kplugin, tmp_path:
     older = new(kplugin, tmp_path / "older", "sorter", "1.36", "--extension-points", "queuesort", "--api", api)
     less(older, PODS_ONLY[api])
     assert findings(older) == []
+
+
+GANG = REPO / "examples" / "rack-gang-scenario.yaml"
+
+
+@pytest.mark.parametrize(
+    ("version", "change", "said"),
+    [
+        ("1.35", None, "Kubernetes {pinned} has no PodGroup API (scheduling.k8s.io, from 1.36); replay it on a later "
+                       "minor (--k8s)"),
+        ("1.36", None, "objects[0] (PodGroup gang).apiVersion: Kubernetes {pinned} serves PodGroups as "
+                       "scheduling.k8s.io/v1alpha2, not scheduling.k8s.io/v1beta1: write it as "
+                       "scheduling.k8s.io/v1alpha2"),
+        ("1.35", "pods only", "pod g-1: schedulingGroup is from Kubernetes 1.36 (pod groups), and this is {pinned}; "
+                              "replay it on a later minor (--k8s)"),
+    ],
+)  # fmt: skip
+def test_a_scenario_with_pod_groups_its_minor_lacks_is_refused_in_one_line(
+    kplugin: Kplugin, tmp_path: Path, version: str, change: str | None, said: str
+) -> None:
+    project = new(kplugin, tmp_path, "plain", version)
+    scenario = tmp_path / "gang.yaml"
+    text = GANG.read_text()
+    if change == "pods only":
+        text = text[: text.index("objects:")] + text[text.index("pods:") :]
+    scenario.write_text(text)
+    run = kplugin("e2e", str(project), "--scenario", str(scenario))
+    assert run.code == 2
+    (line,) = run.stderr.strip().splitlines()
+    pinned = YAML(typ="safe").load((project / "kplugin.yaml").read_text())["kubernetes"]
+    assert line.endswith(said.format(pinned=pinned)), line
+    assert str(scenario) in line
+
+
+def test_a_scenario_with_pod_groups_turns_the_gate_on_for_any_plugin(kplugin: Kplugin, tmp_path: Path) -> None:
+    """A Filter/Score project replaying a gang: the scenario's PodGroups need
+    GenericWorkload and the API version that serves them, whatever the plugins' points."""
+    from kplugin.e2e import run
+    from kplugin.model.project import load
+
+    project = load(new(kplugin, tmp_path, "plain", "1.37"))
+    scenario = run.read_scenario(GANG, project.target, project.root)
+    inputs = run.Inputs(project=project, scenario=scenario, config=None, rbac=None, notices=())  # type: ignore[arg-type]
+    flags = run.gate_flags(inputs)
+    assert flags.scheduler == ("--feature-gates=GenericWorkload=true",)
+    assert flags.apiserver == (
+        "--feature-gates=GenericWorkload=true",
+        "--runtime-config=scheduling.k8s.io/v1beta1=true",
+    )
+    line = run.gates_line(inputs)
+    assert line is not None and line.endswith("the scenario's pod groups need them"), line
+    # the plugins' points and the scenario's pod groups: one flag with both gates, both reasons
+    racks = load(new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}"))
+    inputs = run.Inputs(project=racks, scenario=scenario, config=None, rbac=None, notices=())  # type: ignore[arg-type]
+    assert run.gate_flags(inputs).scheduler == (
+        "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",
+    )
+    line = run.gates_line(inputs)
+    assert line is not None and line.endswith("the plugins' points and the scenario's pod groups need them"), line
