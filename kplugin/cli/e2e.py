@@ -375,12 +375,15 @@ def _print_comparison(
 def _print_outcome(outcome: "Outcome", as_json: bool, report: _Report, suite: "Suite") -> None:
     from kplugin.cli.console import out, say
     from kplugin.e2e import run
+    from kplugin.e2e.groups import group_line
     from kplugin.e2e.report import placements_text
 
     if as_json:
         out(json.dumps(run.as_json(outcome), indent=2) + "\n")
     else:
         out(placements_text(outcome.placements, report.view))
+    for group in outcome.groups:
+        say(group_line(group))
     bound = sum(p.node is not None for p in outcome.placements)
     say(
         f"e2e: {bound}/{len(outcome.placements)} pod(s) bound by {outcome.scheduler_name} "

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kplugin.e2e import usage
+from kplugin.e2e.groups import Group, group_json, group_line, groups
 from kplugin.e2e.report import DEFAULT_VIEW, ScoreView, score_table
 from kplugin.e2e.run import Inputs, creation_json, placement_json
 from kplugin.e2e.scenario import Pod, Scenario
@@ -54,6 +55,7 @@ class Comparison:
     use: list[NodeUse] = field(default_factory=list)
     totals: dict[str, tuple[int, int]] = field(default_factory=dict)  # resource -> (plugin, default), changed only
     seconds: float = 0.0
+    groups: list[tuple[Group, Group]] = field(default_factory=list)  # each pod group: (plugin, default)
 
     @property
     def changed(self) -> int:
@@ -83,6 +85,7 @@ def _use(scenario: Scenario, session: Session) -> dict[str, usage.Amounts]:
 def compare(inputs: Inputs, plugin: Session, default: Session, seconds: float) -> Comparison:
     scenario = inputs.scenario
     result = Comparison(str(inputs.project.version), plugin, default, seconds=round(seconds, 1))
+    result.groups = list(zip(groups(scenario, plugin.placements), groups(scenario, default.placements), strict=True))
     theirs = {p.pod: p for p in default.placements}
     for mine in plugin.placements:
         other = theirs.get(mine.pod)
@@ -188,6 +191,10 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "totals": {
             r: {"plugin": usage.shown(r, a), "default": usage.shown(r, b)} for r, (a, b) in result.totals.items()
         },
+        "groups": [
+            {"group": mine.key, "plugin": group_json(mine), "default": group_json(theirs)}
+            for mine, theirs in result.groups
+        ],
         "ok": all(p.as_expected for p in result.plugin.placements),
     }
 
@@ -219,6 +226,12 @@ def text(result: Comparison, view: ScoreView = DEFAULT_VIEW) -> str:
             f"({session.created.per_second:,.0f}/s), {session.scheduled:,} pods scheduled in "
             f"{session.scheduling_seconds:.1f}s ({session.pods_per_second:,.0f} pods/s)"
         )
+    if result.groups:
+        lines.append("")
+        lines.append("pod groups:")
+        for mine, theirs in result.groups:
+            lines.append(f"  plugin:  {group_line(mine)}")
+            lines.append(f"  default: {group_line(theirs)}")
     if result.moved:
         lines.append("")
         lines.append("placed differently (plugin -> default):")

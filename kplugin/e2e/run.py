@@ -19,6 +19,7 @@ from kplugin.config import render
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
+from kplugin.e2e.groups import Group, group_json, groups
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
 from kplugin.e2e.scenario import (
     DEFAULT_SCENARIO,
@@ -64,6 +65,7 @@ class Outcome:
     scheduled: int = 0
     scheduling_seconds: float = 0.0
     detail: str = ""
+    groups: list[Group] = field(default_factory=list)  # the scenario's pod groups, as groups
 
     @property
     def failed(self) -> list[PodPlacement]:
@@ -296,6 +298,7 @@ def outcome_of(inputs: Inputs, session: Session, kept: Path | None, seconds: flo
         scheduled=session.scheduled,
         scheduling_seconds=session.scheduling_seconds,
         detail=session.detail,
+        groups=groups(inputs.scenario, session.placements),
     )
 
 
@@ -346,6 +349,7 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
         },
         "logDetail": outcome.detail,
         "pods": [placement_json(p) for p in outcome.placements],
+        "groups": [group_json(g) for g in outcome.groups],
     }
 
 

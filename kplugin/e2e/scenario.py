@@ -415,7 +415,7 @@ def check_served(scenario: Scenario, target: Target, path: Path | None) -> None:
             raise UsageError(f"{path}: {obj.origin}.apiVersion: {problem}; replay it on a later minor ({Setting.K8S})")
     served = pod_group_api(target.facts)
     for obj in _all_objects(scenario):
-        if not _is_pod_group(obj):
+        if not is_pod_group(obj):
             continue
         if served is None:
             raise UsageError(
@@ -441,14 +441,14 @@ def _all_objects(scenario: Scenario) -> Iterator[KubeObject]:
     yield from (step.obj for step in scenario.steps if step.obj is not None)
 
 
-def _is_pod_group(obj: KubeObject) -> bool:
+def is_pod_group(obj: KubeObject) -> bool:
     return obj.info.kind == "PodGroup" and obj.body["apiVersion"].startswith(f"{SCHEDULING_GROUP}/")
 
 
 def pod_group_gates(scenario: Scenario) -> tuple[str, ...]:
     """The feature gates the scenario's pod groups need (kube-apiserver serves PodGroups,
     the scheduler schedules them as groups, only with GenericWorkload on)."""
-    grouped = any(_is_pod_group(obj) for obj in _all_objects(scenario)) or any(
+    grouped = any(is_pod_group(obj) for obj in _all_objects(scenario)) or any(
         "schedulingGroup" in pod.spec for pod in scenario.all_pods()
     )
     return ("GenericWorkload",) if grouped else ()

@@ -38,6 +38,11 @@ def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_pat
     # the default profile has one placement of every node: its spread puts a pod on b-1
     assert any(m["default"]["node"] == "b-1" for m in moved.values()), compared["summary"]
     assert all(m["plugin"]["node"] in ("a-1", "a-2") for m in moved.values()), compared["moved"]
+    # as a group: both profiles place the whole gang (the default's own gang scheduling),
+    # the plugin's in one rack, the default's across both
+    (group,) = compared["groups"]
+    assert group["plugin"]["outcome"] == group["default"]["outcome"] == "all", group
+    assert group["plugin"]["nodes"] == ["a-1", "a-2"] and "b-1" in group["default"]["nodes"], group
 
 
 def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugin: Kplugin, tmp_path: Path) -> None:
@@ -50,8 +55,14 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugi
     stuck.write_text(grow.read_text().split("\nsteps:\n")[0] + "\n")  # the same, without the step
     run = kplugin("e2e", str(project), "--scenario", str(stuck), "--json", "--timeout", "8")
     assert run.code == 0, run.stderr[-3000:]
-    pods = {p["pod"]: p for p in json.loads(run.stdout)["pods"]}
+    result = json.loads(run.stdout)
+    pods = {p["pod"]: p for p in result["pods"]}
     assert {name: pods[name]["node"] for name in GANG} == dict.fromkeys(GANG), pods
+    assert result["groups"] == [
+        {"group": "gang", "minCount": 4, "pods": 4, "bound": 0, "outcome": "none", "placed": False, "nodes": []}
+    ]
+    run = kplugin("e2e", str(project), "--scenario", str(stuck), "--timeout", "8")
+    assert "pod group gang (gang of 4): 0/4 bound (held back: all or nothing)" in run.stderr, run.stderr
 
     run = kplugin("e2e", str(project), "--scenario", str(grow), "--json")
     assert run.code == 0, run.stderr[-3000:]
@@ -59,6 +70,8 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugi
     assert result["ok"], result
     pods = {p["pod"]: p for p in result["pods"]}
     assert {pods[name]["node"] for name in GANG} == {"a-1", "a-2"}, pods
+    (group,) = result["groups"]
+    assert (group["bound"], group["outcome"], group["placed"], group["nodes"]) == (4, "all", True, ["a-1", "a-2"])
 
 
 def test_on_an_existing_cluster_the_scheduler_gets_the_gates_and_the_cluster_must_serve_pod_groups(

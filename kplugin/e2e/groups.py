@@ -1,0 +1,93 @@
+"""Pod groups as groups (workload-aware scheduling): which of a scenario's PodGroups a
+replay placed, all or nothing, and where.
+
+A pod belongs to the PodGroup its ``schedulingGroup.podGroupName`` names, in its own
+namespace. A gang policy's ``minCount`` is the all-or-nothing threshold the scheduler's
+GangScheduling holds a group to: the group is placed once that many of its pods are bound.
+A group without one (the basic policy) is placed when every pod is. A group named by pods
+but not in the scenario is reported too, without a policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from kplugin.e2e.scenario import Scenario, is_pod_group
+from kplugin.e2e.session import PodPlacement
+from kplugin.e2e.state import pod_key
+
+
+class GroupOutcome(StrEnum):
+    ALL = "all"  # every pod bound
+    NONE = "none"  # no pod bound: the gang held back
+    SOME = "some"  # some bound (a basic group, or a gang bound at its minimum)
+
+
+@dataclass(frozen=True)
+class Group:
+    key: str  # NAME, or NAMESPACE/NAME
+    min_count: int | None  # the gang policy's, None without one
+    pods: tuple[str, ...]  # the scenario's pods of the group, by key
+    bound: tuple[str, ...]
+    nodes: tuple[str, ...]  # the nodes its bound pods are on, sorted
+
+    @property
+    def outcome(self) -> GroupOutcome:
+        if not self.bound:
+            return GroupOutcome.NONE
+        return GroupOutcome.ALL if len(self.bound) == len(self.pods) else GroupOutcome.SOME
+
+    @property
+    def placed(self) -> bool:
+        """The group got what it needs: its gang minimum, or every pod."""
+        return len(self.bound) >= (self.min_count if self.min_count is not None else len(self.pods)) > 0
+
+
+def _min_count(body: dict[str, Any]) -> int | None:
+    gang = ((body.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")
+    count = gang.get("minCount") if isinstance(gang, dict) else None
+    return count if isinstance(count, int) else None
+
+
+def groups(scenario: Scenario, placements: Sequence[PodPlacement]) -> list[Group]:
+    """The scenario's pod groups after a replay, sorted by key ([] without any)."""
+    policies = {
+        pod_key(obj.namespace or "default", obj.name): _min_count(obj.body)
+        for obj in scenario.objects
+        if is_pod_group(obj)
+    }
+    members: dict[str, list[str]] = {key: [] for key in policies}
+    for pod in scenario.all_pods():
+        name = (pod.spec.get("schedulingGroup") or {}).get("podGroupName")
+        if isinstance(name, str):
+            members.setdefault(pod_key(pod.namespace, name), []).append(pod.key)
+    where = {p.pod: p.node for p in placements}
+    found = []
+    for key, pods in sorted(members.items()):
+        bound = tuple(sorted(p for p in pods if where.get(p)))
+        nodes = tuple(sorted({str(where[p]) for p in bound}))
+        found.append(Group(key, policies.get(key), tuple(sorted(pods)), bound, nodes))
+    return found
+
+
+def group_json(group: Group) -> dict[str, Any]:
+    return {
+        "group": group.key,
+        "minCount": group.min_count,
+        "pods": len(group.pods),
+        "bound": len(group.bound),
+        "outcome": str(group.outcome),
+        "placed": group.placed,
+        "nodes": list(group.nodes),
+    }
+
+
+def group_line(group: Group) -> str:
+    """One line: 'pod group gang (gang of 4): 4/4 bound, on a-1, a-2'."""
+    policy = f"gang of {group.min_count}" if group.min_count is not None else "no gang policy"
+    on = f", on {', '.join(group.nodes)}" if group.nodes else ""
+    held = "" if group.placed or group.bound else " (held back: all or nothing)"
+    return f"pod group {group.key} ({policy}): {len(group.bound)}/{len(group.pods)} bound{on}{held}"

@@ -1,0 +1,60 @@
+"""Pod groups as groups in e2e's report (issue 23, item 4): membership from the pods'
+schedulingGroup, the gang's minimum from its PodGroup, all or nothing per replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support import REPO
+
+from kplugin.e2e.groups import GroupOutcome, group_json, group_line, groups
+from kplugin.e2e.scenario import load_scenario
+from kplugin.e2e.session import PodPlacement
+
+GROW = REPO / "examples" / "rack-gang-grow-scenario.yaml"
+
+
+def placed(**nodes: str | None) -> list[PodPlacement]:
+    return [PodPlacement(pod, node, "" if node else "0/2 nodes are available") for pod, node in nodes.items()]
+
+
+def test_a_gang_held_back_then_placed() -> None:
+    scenario = load_scenario(GROW)
+    (held,) = groups(scenario, placed(**{"g-1": None, "g-2": None, "g-3": None, "g-4": None}))
+    assert held.key == "gang" and held.min_count == 4 and held.pods == ("g-1", "g-2", "g-3", "g-4")
+    assert held.outcome is GroupOutcome.NONE and not held.placed
+    assert group_line(held) == "pod group gang (gang of 4): 0/4 bound (held back: all or nothing)"
+    (whole,) = groups(scenario, placed(**{"g-1": "a-1", "g-2": "a-2", "g-3": "a-1", "g-4": "a-2"}))
+    assert whole.outcome is GroupOutcome.ALL and whole.placed and whole.nodes == ("a-1", "a-2")
+    assert group_json(whole) == {
+        "group": "gang",
+        "minCount": 4,
+        "pods": 4,
+        "bound": 4,
+        "outcome": "all",
+        "placed": True,
+        "nodes": ["a-1", "a-2"],
+    }
+
+
+def test_a_basic_group_in_a_namespace_and_one_without_its_object(tmp_path: Path) -> None:
+    """Another shape: no gang policy (placed when every pod is), a namespace, and pods that
+    name a group the scenario does not hold (reported without a policy)."""
+    scenario_file = tmp_path / "basic.yaml"
+    scenario_file.write_text(
+        "nodes:\n- {name: n1, capacity: {cpu: '4'}}\n"
+        "objects:\n"
+        "- apiVersion: scheduling.k8s.io/v1beta1\n  kind: PodGroup\n"
+        "  metadata: {name: web, namespace: team}\n  spec: {schedulingPolicy: {basic: {}}}\n"
+        "pods:\n"
+        "- {name: w-1, namespace: team, schedulingGroup: {podGroupName: web}}\n"
+        "- {name: w-2, namespace: team, schedulingGroup: {podGroupName: web}}\n"
+        "- {name: o-1, schedulingGroup: {podGroupName: other}}\n"
+        "- {name: alone}\n"
+    )
+    scenario = load_scenario(scenario_file)
+    other, web = groups(scenario, placed(**{"team/w-1": "n1", "team/w-2": None, "o-1": "n1", "alone": "n1"}))
+    assert (web.key, web.min_count, web.outcome, web.placed) == ("team/web", None, GroupOutcome.SOME, False)
+    assert group_line(web) == "pod group team/web (no gang policy): 1/2 bound, on n1"
+    assert (other.key, other.min_count, other.outcome, other.placed) == ("other", None, GroupOutcome.ALL, True)
+    assert groups(load_scenario(REPO / "examples" / "steps-scenario.yaml"), []) == []
