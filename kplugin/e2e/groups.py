@@ -10,7 +10,7 @@ but not in the scenario is reported too, without a policy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -33,6 +33,7 @@ class Group:
     pods: tuple[str, ...]  # the scenario's pods of the group, by key
     bound: tuple[str, ...]
     nodes: tuple[str, ...]  # the nodes its bound pods are on, sorted
+    attempts: int = 0  # the scheduler's cycles of the group (its log, 1.36 on)
 
     @property
     def outcome(self) -> GroupOutcome:
@@ -52,8 +53,11 @@ def _min_count(body: dict[str, Any]) -> int | None:
     return count if isinstance(count, int) else None
 
 
-def groups(scenario: Scenario, placements: Sequence[PodPlacement]) -> list[Group]:
-    """The scenario's pod groups after a replay, sorted by key ([] without any)."""
+def groups(
+    scenario: Scenario, placements: Sequence[PodPlacement], attempts: Mapping[str, int] | None = None
+) -> list[Group]:
+    """The scenario's pod groups after a replay, sorted by key ([] without any), with the
+    scheduling cycles the scheduler's log shows for each."""
     policies = {
         pod_key(obj.namespace or "default", obj.name): _min_count(obj.body)
         for obj in scenario.objects
@@ -69,7 +73,8 @@ def groups(scenario: Scenario, placements: Sequence[PodPlacement]) -> list[Group
     for key, pods in sorted(members.items()):
         bound = tuple(sorted(p for p in pods if where.get(p)))
         nodes = tuple(sorted({str(where[p]) for p in bound}))
-        found.append(Group(key, policies.get(key), tuple(sorted(pods)), bound, nodes))
+        tried = (attempts or {}).get(key, 0)
+        found.append(Group(key, policies.get(key), tuple(sorted(pods)), bound, nodes, tried))
     return found
 
 
@@ -82,6 +87,7 @@ def group_json(group: Group) -> dict[str, Any]:
         "outcome": str(group.outcome),
         "placed": group.placed,
         "nodes": list(group.nodes),
+        "attempts": group.attempts,
     }
 
 
@@ -90,4 +96,5 @@ def group_line(group: Group) -> str:
     policy = f"gang of {group.min_count}" if group.min_count is not None else "no gang policy"
     on = f", on {', '.join(group.nodes)}" if group.nodes else ""
     held = "" if group.placed or group.bound else " (held back: all or nothing)"
-    return f"pod group {group.key} ({policy}): {len(group.bound)}/{len(group.pods)} bound{on}{held}"
+    tried = f"; {group.attempts} attempt(s)" if group.attempts else ""
+    return f"pod group {group.key} ({policy}): {len(group.bound)}/{len(group.pods)} bound{on}{held}{tried}"

@@ -206,6 +206,7 @@ def replay(
         unserved=facts.unserved,
         detail=detail,
         log=log,
+        group_attempts=facts.group_attempts,
     )
 
 

@@ -111,6 +111,7 @@ class Session:
     unserved: list[str] = field(default_factory=list)  # types the scheduler's informers list, not served
     detail: str = ""  # what the log was asked for
     log: Path | None = None
+    group_attempts: dict[str, int] = field(default_factory=dict)  # pod group -> its scheduling cycles
 
     @property
     def pods_per_second(self) -> float:

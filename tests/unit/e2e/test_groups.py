@@ -8,6 +8,7 @@ from pathlib import Path
 from support import REPO
 
 from kplugin.e2e.groups import GroupOutcome, group_json, group_line, groups
+from kplugin.e2e.logs import read_log
 from kplugin.e2e.scenario import load_scenario
 from kplugin.e2e.session import PodPlacement
 
@@ -34,6 +35,7 @@ def test_a_gang_held_back_then_placed() -> None:
         "outcome": "all",
         "placed": True,
         "nodes": ["a-1", "a-2"],
+        "attempts": 0,
     }
 
 
@@ -58,3 +60,23 @@ def test_a_basic_group_in_a_namespace_and_one_without_its_object(tmp_path: Path)
     assert group_line(web) == "pod group team/web (no gang policy): 1/2 bound, on n1"
     assert (other.key, other.min_count, other.outcome, other.placed) == ("other", None, GroupOutcome.ALL, True)
     assert groups(load_scenario(REPO / "examples" / "steps-scenario.yaml"), []) == []
+
+
+# a pod group's cycles as 1.37's schedule_one_podgroup.go logs them (V(3) and V(4))
+GROUP_LOG = """\
+I1205 20:40:01.100000       1 schedule_one_podgroup.go:126] "Attempting to schedule pod group" podGroupType="podgroup" podGroup="default/gang"
+I1205 20:40:01.100100       1 schedule_one_podgroup.go:661] "Attempting to schedule a pod belonging to a pod group" podGroup="default/gang" pod="default/g-1"
+I1205 20:40:01.100200       1 schedule_one_podgroup.go:661] "Attempting to schedule a pod belonging to a pod group" podGroup="default/gang" pod="default/g-2"
+I1205 20:40:09.000000       1 schedule_one_podgroup.go:126] "Attempting to schedule pod group" podGroupType="podgroup" podGroup="default/gang"
+I1205 20:40:09.000100       1 schedule_one_podgroup.go:661] "Attempting to schedule a pod belonging to a pod group" podGroup="default/gang" pod="default/g-1"
+I1205 20:40:09.000200       1 schedule_one.go:117] "Attempting to schedule pod" pod="team/alone"
+"""  # noqa: E501
+
+
+def test_a_groups_cycles_and_its_pods_attempts_are_read_from_the_log() -> None:
+    facts = read_log(GROUP_LOG.splitlines())
+    assert facts.group_attempts == {"gang": 2}
+    assert facts.attempts == {"g-1": 2, "g-2": 1, "team/alone": 1}
+    (gang,) = groups(load_scenario(GROW), placed(**{"g-1": "a-1"}), facts.group_attempts)
+    assert gang.attempts == 2 and group_json(gang)["attempts"] == 2
+    assert group_line(gang) == "pod group gang (gang of 4): 1/4 bound, on a-1; 2 attempt(s)"
