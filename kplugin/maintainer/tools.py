@@ -4,7 +4,7 @@ golangci-lint, helm and actionlint (kplugin.model.tools), each looked for in Go'
 install directory ($GOBIN, else the first $(go env GOPATH)'s bin). A binary built from
 the pinned module version (``go version -m`` tells) is reused; a missing one, or one of
 another version, is built with ``go install PACKAGE@VERSION`` from the Go module proxy.
-Building the three (at once) takes a few minutes on two cores, once; checking takes a moment.
+Building all three takes a few minutes on two cores, once; checking takes a moment.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kplugin.core import proc
@@ -84,13 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     def say(line: str) -> None:
         print(line, flush=True)
 
-    chosen = [TOOLS[name] for name in args.names or TOOLS]
     try:
-        # built at once: each go install spends much of its time on one core (resolving,
-        # linking), so two cores finish the three sooner together than one after another
-        with ThreadPoolExecutor(len(chosen)) as pool:
-            for tool, binary in zip(chosen, pool.map(lambda tool: ensure(tool, say), chosen), strict=True):
-                say(f"{tool.name} {tool.version}: {binary}")
+        for name in args.names or TOOLS:
+            tool = TOOLS[name]
+            say(f"{tool.name} {tool.version}: {ensure(tool, say)}")
     except KpluginError as err:
         tail = err.tail if isinstance(err, ToolError) else "\n".join(err.details)
         print(f"error: {err}" + (f"\n{tail}" if tail else ""), file=sys.stderr)
