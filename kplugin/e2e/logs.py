@@ -155,8 +155,8 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
                 totals.setdefault(pod, {})[match["node"]] = score
         elif "Attempting to schedule pod group" in line:
             match = _GROUP_ATTEMPT.search(line)
-            if match is not None:
-                group = pod_key(match["group"])  # named as the scenario names it
+            group = key(match["group"]) if match else None  # NAMESPACE/NAME, mapped as a pod's
+            if group is not None:
                 facts.group_attempts[group] = facts.group_attempts.get(group, 0) + 1
         elif "Attempting to schedule" in line:
             match = _ATTEMPT.search(line)

@@ -70,6 +70,7 @@ from kplugin.e2e.steps import STEP_ACTIONS, Step, StepAction, check_steps, objec
 from kplugin.kube import jsonstream, kinds
 from kplugin.model import crds
 from kplugin.model.apifacts import SCHEDULING_GROUP, pod_group_api
+from kplugin.model.points import GENERIC_WORKLOAD
 from kplugin.model.versions import Target
 
 __all__ = [  # what the scenario format is made of, kept importable from here
@@ -451,4 +452,4 @@ def pod_group_gates(scenario: Scenario) -> tuple[str, ...]:
     grouped = any(is_pod_group(obj) for obj in _all_objects(scenario)) or any(
         "schedulingGroup" in pod.spec for pod in scenario.all_pods()
     )
-    return ("GenericWorkload",) if grouped else ()
+    return (GENERIC_WORKLOAD,) if grouped else ()

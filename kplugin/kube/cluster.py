@@ -27,6 +27,7 @@ from kplugin.core.progress import Progress
 from kplugin.kube import kinds
 from kplugin.kube.apiclient import ApiError, Client
 from kplugin.kube.controlplane import ControlPlane, Process, scheduler_command
+from kplugin.kube.discovery import Resolver
 from kplugin.kube.kubeconfig import Kubeconfig
 
 REPLAY_LABEL = "kplugin.dev/replay"
@@ -281,15 +282,9 @@ class Existing:
 def require_served(client: Client, served: Sequence[tuple[str, str]]) -> None:
     """The API server serves each (API version, resource): the plugins' feature gates need
     them (a PodGroup API is off unless its kube-apiserver turns it on)."""
+    resolver = Resolver(client)
     for api_version, resource in served:
-        try:
-            document = client.get(f"/apis/{api_version}")
-        except ApiError as err:
-            if err.status != 404:
-                raise
-            document = {}
-        names = {r.get("name") for r in document.get("resources") or [] if isinstance(r, dict)}
-        if resource not in names:
+        if not resolver.serves(api_version, resource):
             raise OperationError(
                 f"the cluster does not serve {resource} of {api_version}, which the plugins' feature gates need: "
                 f"its kube-apiserver must run with the gates on and --runtime-config={api_version}=true"

@@ -40,6 +40,11 @@ class Resolver:
             self._resources[api_version] = [r for r in resources or [] if isinstance(r, dict)]
         return self._resources[api_version]
 
+    def serves(self, api_version: str, resource: str) -> bool:
+        """The server serves ``resource`` at ``api_version`` (a group version it does not
+        serve at all serves nothing)."""
+        return any(r.get("name") == resource for r in self._group(api_version, fresh=False))
+
     def find(self, info: kinds.KindInfo, wait: float = DISCOVERY_SECONDS) -> kinds.KindInfo | None:
         """``info`` with the server's plural and scope, or None when the server does not
         serve that kind at that version (after ``wait`` seconds of asking again)."""

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kplugin.core import yamlio
-from kplugin.model.apifacts import ApiFacts, pod_group_api
+from kplugin.model.apifacts import SCHEDULING_GROUP, ApiFacts, pod_group_api
+from kplugin.model.points import GENERIC_WORKLOAD
 from kplugin.model.schedconfig import LEASE_NAMESPACE, SchedulerConfig
 
 NAMESPACE = LEASE_NAMESPACE
@@ -88,9 +89,9 @@ EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
 # system:kube-scheduler, 1.36 to 1.38): GenericWorkload's scheduler watches PodGroups
 # and writes their status (TopologyAwareWorkloadScheduling adds none).
 GATE_RULES: dict[str, list[dict[str, Any]]] = {
-    "GenericWorkload": [
-        {"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups"], "verbs": _READ},
-        {"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups/status"], "verbs": ["patch", "update"]},
+    GENERIC_WORKLOAD: [
+        {"apiGroups": [SCHEDULING_GROUP], "resources": ["podgroups"], "verbs": _READ},
+        {"apiGroups": [SCHEDULING_GROUP], "resources": ["podgroups/status"], "verbs": ["patch", "update"]},
     ],
 }
 
@@ -117,7 +118,7 @@ def gate_served(gates: tuple[str, ...], facts: ApiFacts) -> list[tuple[str, str]
     off by default (PodGroups: scheduling.k8s.io/v1alpha2 in 1.36, v1beta1 from 1.37;
     storage_scheduling.go and controlplane/instance.go)."""
     version = pod_group_api(facts)
-    return [(version, "podgroups")] if "GenericWorkload" in gates and version else []
+    return [(version, "podgroups")] if GENERIC_WORKLOAD in gates and version else []
 
 
 def apiserver_gate_args(gates: tuple[str, ...], facts: ApiFacts) -> list[str]:

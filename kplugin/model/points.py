@@ -121,7 +121,8 @@ _STUBS = ("stub_go", "stub_test_go")
 # The scheduler runs a pod group's cycle with GenericWorkload on, and generates and scores
 # placements only with TopologyAwareWorkloadScheduling on too (podGroupSchedulingAlgorithm
 # in pkg/scheduler of 1.36 to 1.38; both gates off by default there).
-GATES_PLACEMENT = ("GenericWorkload", "TopologyAwareWorkloadScheduling")
+GENERIC_WORKLOAD = "GenericWorkload"  # the PodGroup API and the pod-group cycle
+GATES_PLACEMENT = (GENERIC_WORKLOAD, "TopologyAwareWorkloadScheduling")
 _OWN = ("plugin_go", "plugin_test_go")
 
 _E = ExtensionPoint

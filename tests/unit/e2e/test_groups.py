@@ -80,3 +80,19 @@ def test_a_groups_cycles_and_its_pods_attempts_are_read_from_the_log() -> None:
     (gang,) = groups(load_scenario(GROW), placed(**{"g-1": "a-1"}), facts.group_attempts)
     assert gang.attempts == 2 and group_json(gang)["attempts"] == 2
     assert group_line(gang) == "pod group gang (gang of 4): 1/4 bound, on a-1; 2 attempt(s)"
+
+
+def test_on_an_existing_cluster_a_groups_cycles_are_keyed_as_the_scenario_names_it() -> None:
+    """There the run's namespaces are its own (kp-<run>-<name>): the log's group is mapped
+    back as its pods are, and a group of another run's namespace is not counted."""
+    own = {"kp-abc123-default": "default"}
+
+    def key(reference: str) -> str | None:
+        namespace, _, name = reference.partition("/")
+        original = own.get(namespace)
+        return None if original is None else (name if original == "default" else f"{original}/{name}")
+
+    log = GROUP_LOG.replace('"default/', '"kp-abc123-default/').replace('pod="team/alone"', 'pod="other/alone"')
+    facts = read_log(log.splitlines(), key)
+    assert facts.group_attempts == {"gang": 2}
+    assert facts.attempts == {"g-1": 2, "g-2": 1}
