@@ -31,7 +31,7 @@ BUILT = ("1.28.3", "1.34", newest_release().key)
 # downloaded with them (modules and its Go toolchain), compiled by its own test only
 PRERELEASES = tuple(str(r.newest) for r in supported_releases() if not r.released)
 # The integration files that take longest on a cold cache, longest first: `make test` hands
-# the two workers whole files in collection order, so these start first and the short
+# the workers whole files in collection order, so these start first and the short
 # files fill in around them, instead of one long file running alone at the end.
 LONGEST_FIRST = (
     "test_integration_build.py",  # three image and cross builds of Kubernetes: about 10 minutes cold
