@@ -39,7 +39,7 @@ class Shape:
 
     @property
     def uses_state(self) -> bool:
-        """PreFilter or PreScore computes the pod's demand into CycleState."""
+        """The pod's demand is kept in CycleState (PreFilter, Filter, PreScore or Score)."""
         return self.has(*where("state"))
 
     @property
@@ -117,6 +117,7 @@ PLUGIN_TEST_GO: tuple[tuple[str, Rule], ...] = (
     point(E.POST_FILTER),
     point(E.PRE_SCORE),
     point(E.SCORE),
+    ("demand", lambda s: s.has(E.FILTER, E.SCORE)),
     ("bindingcycle", tested_in("bindingcycle")),
     point(E.QUEUE_SORT),
     point(E.PLACEMENT_GENERATE),

@@ -107,8 +107,8 @@ class Point(NamedTuple):
     default: bool = False
     # the sample plugin reads its Args (a label and a resource) here
     sample_args: bool = False
-    # the sample plugin reads the pod's demand of the resource here; computes it into
-    # CycleState here
+    # the sample plugin reads the pod's demand of the resource here; keeps it in CycleState
+    # for the rest of the cycle here (worked out once per cycle: see the demand section)
     demand: bool = False
     state: bool = False
     # it rejects pods, and the scheduler retries them on the events EventsToRegister names
@@ -155,6 +155,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         section="prefilter",
         parts=(*_OWN, "adapter_go", *_STUBS),
         sample_args=True,
+        default=True,
         demand=True,
         state=True,
         rejects=True,
@@ -171,6 +172,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         default=True,
         sample_args=True,
         demand=True,
+        state=True,
         rejects=True,
         signs=True,
     ),
@@ -192,6 +194,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         section="prescore",
         parts=(*_OWN, "adapter_go", *_STUBS),
         sample_args=True,
+        default=True,
         demand=True,
         state=True,
         signs=True,
@@ -207,6 +210,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         default=True,
         sample_args=True,
         demand=True,
+        state=True,
         signs=True,
         weighted=True,
     ),
@@ -318,7 +322,7 @@ def available_words(minor: Minor) -> str:
 
 
 def default_words() -> str:
-    """kplugin new's default points as the command line spells them: 'filter,score'."""
+    """kplugin new's default points as the command line spells them: 'prefilter,filter,prescore,score'."""
     return ",".join(where("default"))
 
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
-from support import Run, every_point, tree
+from support import Run, allocations, every_point, tree
 
 from kplugin.model.spec import ExtensionPoint
 from kplugin.model.versions import newest_release, resolve
@@ -97,15 +96,16 @@ def test_every_extension_point_builds_vets_and_passes(
     assert subprocess.run(["gofmt", "-l", "."], cwd=project, capture_output=True, text=True).stdout == ""
 
 
-@pytest.mark.parametrize("version", [OLDEST, NEWEST])
-def test_layer_adds_no_allocations(generated: Callable[[str, str], Path], go_env: dict[str, str], version: str) -> None:
-    """Filter and Score, called as the framework calls them through the layer, allocate
-    nothing (the timing against a hand-written native plugin: benchmarks/layer_overhead.py)."""
-    output = go(generated(version, "layer"), "test", "-run", "^$", "-bench", "Filter|Score", "-benchtime", "2000x",
+@pytest.mark.parametrize(("version", "api"), [(OLDEST, "layer"), (NEWEST, "layer"), (NEWEST, "native")])
+def test_filter_and_score_allocate_nothing(
+    generated: Callable[[str, str], Path], go_env: dict[str, str], version: str, api: str
+) -> None:
+    """Filter and Score, called as the framework calls them (through the layer, or
+    natively), allocate nothing per node: the pod's demand is read from CycleState (the
+    timing against a hand-written native plugin: benchmarks/layer_overhead.py)."""
+    output = go(generated(version, api), "test", "-run", "^$", "-bench", "Filter|Score", "-benchtime", "2000x",
                 "-benchmem", "./pkg/...", env=go_env)  # fmt: skip
-    # the framework may log between a benchmark's name and its figures
-    allocs = dict(re.findall(r"^(Benchmark\w+)-\d+\s.*?\s(\d+) allocs/op", output, re.M | re.S))
-    assert allocs == {"BenchmarkFilter": "0", "BenchmarkScore": "0"}, output
+    assert allocations(output) == {"BenchmarkFilter": 0, "BenchmarkScore": 0}, output
 
 
 USER_TEST = """package wo
@@ -151,11 +151,11 @@ def edit_user_logic(project: Path) -> None:
     plugin = project / "pkg/wo/plugin.go"
     text = plugin.read_text()
     text = text.replace(
-        "\twant, err := demand(state)\n",
+        "\twant := pl.demand(state, pod)\n",
         '\tif node.Labels["example.com/cordoned"] == "true" {\n'
         '\t\treturn fw.NewStatus(fw.UnschedulableAndUnresolvable, "node "+node.Name+" is cordoned")\n'
         "\t}\n"
-        "\twant, err := demand(state)\n",
+        "\twant := pl.demand(state, pod)\n",
         1,
     )
     text = text.replace(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
-from support import REPO, Run, every_point, tree
+from support import REPO, Run, allocations, every_point, tree
 
 from kplugin.maintainer import examples
 from kplugin.model.spec import ExtensionPoint
@@ -120,21 +120,30 @@ def test_build_vet_test_gofmt(projects: dict[str, Path], go_env: dict[str, str],
     assert fmt.stdout == ""
 
 
-def test_benchmarks_run(projects: dict[str, Path], go_env: dict[str, str]) -> None:
-    output = go(
-        projects["gpu-aware"],
-        "test",
-        "-run",
-        "^$",
-        "-bench",
-        ".",
-        "-benchtime",
-        "100x",
-        "-benchmem",
-        "./pkg/...",
-        env=go_env,
-    )
-    assert "BenchmarkFilter" in output and "BenchmarkScore" in output
+@pytest.mark.parametrize("name", ["gpu-aware", "filter-and-score"])
+def test_filter_and_score_allocate_nothing_per_node(
+    projects: dict[str, Path], go_env: dict[str, str], name: str, tmp_path: Path
+) -> None:
+    """The generated benchmarks report allocations per Filter and per Score call on one
+    node, and the generated plugin's are 0: the pod's demand is worked out once per cycle.
+    The sample's PreFilter writes it (test_integration_compat: every point's, at the oldest
+    and newest minor); a plugin at Filter and Score only
+    (no PreFilter or PreScore) works it out at the cycle's first call, and its generated
+    test says that the demand is then read from CycleState."""
+    if name in PROJECTS:
+        project = projects[name]
+    else:
+        from kplugin.cli import main
+
+        with pytest.raises(SystemExit) as exit_:
+            main(["new", "lean", "--k8s", "1.28.3", "-o", str(tmp_path), "--extension-points", "filter,score"])
+        assert exit_.value.code == 0
+        project = tmp_path / "lean"
+        output = go(project, "test", "-count=1", "-v", "-run", "TestDemandIsKeptForTheCycle", "./pkg/...", env=go_env)
+        assert "--- PASS: TestDemandIsKeptForTheCycle " in output, output
+    bench = ("-run", "^$", "-bench", ".", "-benchtime", "200x", "-benchmem")
+    output = go(project, "test", *bench, "./pkg/...", env=go_env)
+    assert allocations(output) == {"BenchmarkFilter": 0, "BenchmarkScore": 0}, output
 
 
 def write_config(binary: Path, config: Path, out: Path) -> subprocess.CompletedProcess[str]:

@@ -7,6 +7,7 @@ tree reader, a copy of an example at another version. The hostile-input helpers
 from __future__ import annotations
 
 import os
+import re
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,3 +63,10 @@ def every_point(version: str) -> str:
     from kplugin.model import points
 
     return points.available_words(points.parse_minor(".".join(version.split(".")[:2])))
+
+
+def allocations(output: str) -> dict[str, int]:
+    """allocs/op of each benchmark in `go test -bench -benchmem` output, by name (the
+    framework may log between a benchmark's name and its figures)."""
+    found = re.findall(r"^(Benchmark\w+)-\d+\s.*?\s(\d+) allocs/op", output, re.M | re.S)
+    return {name: int(count) for name, count in found}

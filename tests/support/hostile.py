@@ -59,9 +59,12 @@ def _templates() -> Path:
     return home
 
 
-def template(name: str = "p", points: str = "filter,score", plugin: str | None = None) -> Path:
-    """A project generated once per test run (through the library: no Go, no CLI)."""
-    return _template(name, points, plugin)
+def template(name: str = "p", points: str | None = None, plugin: str | None = None) -> Path:
+    """A project generated once per test run (through the library: no Go, no CLI); its
+    points are kplugin new's defaults unless given."""
+    from kplugin.model.points import default_words
+
+    return _template(name, points or default_words(), plugin)
 
 
 @cache
@@ -90,7 +93,7 @@ class World:
         return snapshot(self.root)
 
 
-def make_world(root: Path, name: str = "p", points: str = "filter,score", *, project: bool = True) -> World:
+def make_world(root: Path, name: str = "p", points: str | None = None, *, project: bool = True) -> World:
     work, outside = root / "work", root / "outside"
     work.mkdir(parents=True)
     outside.mkdir()

@@ -115,7 +115,7 @@ CASES = [
     ("underscore-name", "plugin-names", "error", CONFIG, 12, "'Gpu_Aware'"),
     ("name-mismatch", "plugin-names", "error", "pkg/gpuaware/plugin.go", None, "'GPUAware'"),
     ("not-imported", "plugin-names", "error", "cmd/scheduler/plugins.go", None, "not imported"),
-    ("unknown-pluginconfig", "plugin-names", "error", CONFIG, 18, "'Nope'"),
+    ("unknown-pluginconfig", "plugin-names", "error", CONFIG, 24, "'Nope'"),
     ("v1beta3-on-1.29", "api-version", "error", CONFIG, 1, "v1beta3"),
     ("v1beta2", "api-version", "error", CONFIG, 1, "v1beta2"),
     ("pod-scheduler-name", "scheduler-name", "error", "deploy/sample-pod.yaml", None, "'gpu-awre'"),
@@ -126,16 +126,16 @@ CASES = [
     ("rbac-dra-1.34", "rbac", "error", "deploy/rbac.yaml", None, "resource.k8s.io/resourceclaims"),
     ("rbac-lease", "rbac", "error", "deploy/rbac.yaml", None, "lease 'gpu-aware'"),
     ("dynamic-binary", "binary", "error", None, None, "dynamically linked"),
-    ("negative-weight", "weights", "error", CONFIG, 15, "weight -1"),
-    ("disabled-all", "disabled-all", "warning", CONFIG, 12, "'*'"),
+    ("negative-weight", "weights", "error", CONFIG, 21, "weight -1"),
+    ("disabled-all", "disabled-all", "warning", CONFIG, 15, "'*'"),
     ("go-mod-pin", "go-mod", "error", "go.mod", None, "k8s.io/api is pinned at v0.28.2"),
     ("go-mod-missing", "go-mod", "error", "go.mod", None, "no replace for k8s.io/kubelet"),
     ("go-mod-require", "go-mod", "error", "go.mod", 5, "k8s.io/kubernetes is not required at v1.28.3"),
     ("generated-edited", "generated", "warning", "pkg/gpuaware/zz_generated.adapter.go", None, "edited by hand"),
     ("generated-missing", "generated", "warning", "internal/fw/zz_generated.fw.go", None, "is missing"),
-    ("method-not-listed", "extension-points", "error", "pkg/gpuaware/plugin.go", 139, "implements Reserve"),
-    ("listed-not-implemented", "extension-points", "error", "kplugin.yaml", 13, "has no Permit method"),
-    ("config-enables-unlisted", "extension-points", "error", CONFIG, 12, "enables GpuAware at reserve"),
+    ("method-not-listed", "extension-points", "error", "pkg/gpuaware/plugin.go", 198, "implements Reserve"),
+    ("listed-not-implemented", "extension-points", "error", "kplugin.yaml", 14, "has no Permit method"),
+    ("config-enables-unlisted", "extension-points", "error", CONFIG, 15, "enables GpuAware at reserve"),
 ]
 
 
@@ -189,7 +189,7 @@ def test_text_output_names_file_and_line(kplugin: K, project: Path) -> None:
     edit(project / CONFIG, "weight: 1", "weight: -1")
     run = kplugin("doctor", str(project))
     assert run.code == 1
-    assert f"{CONFIG}:15: error: [weight-invalid]" in run.stdout
+    assert f"{CONFIG}:21: error: [weight-invalid]" in run.stdout
     assert "why:" in run.stdout and "fix:" in run.stdout
 
 
@@ -273,7 +273,7 @@ def test_a_filter_plugin_without_signpod_where_batching_exists(kplugin: K, proje
     (hit,) = [f for f in findings if f["rule"] == "signpod-missing"]
     declared = next(i for i, line in enumerate(plugin.read_text().splitlines(), 1) if line.startswith("type GpuAware "))
     assert (hit["file"], hit["line"], hit["severity"]) == ("pkg/gpuaware/plugin.go", declared, "warning")
-    assert "filter/score plugin without SignPod" in hit["what"]
+    assert "prefilter/filter/prescore/score plugin without SignPod" in hit["what"]
     assert "Disabling signatures for profile" in hit["why"] and "SignPod" in hit["fix"]
     _, older = doctor(kplugin, project, "--k8s", "1.34")  # no batching before 1.35
     assert not [f for f in older if f["rule"] == "signpod-missing"]

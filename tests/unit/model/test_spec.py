@@ -158,7 +158,12 @@ def test_project_spec_defaults() -> None:
     (plugin,) = spec.plugins
     assert plugin.name == "GpuAware"
     assert plugin.package == "gpuaware"
-    assert plugin.extension_points == (ExtensionPoint.FILTER, ExtensionPoint.SCORE)
+    assert plugin.extension_points == (
+        ExtensionPoint.PRE_FILTER,
+        ExtensionPoint.FILTER,
+        ExtensionPoint.PRE_SCORE,
+        ExtensionPoint.SCORE,
+    )
 
 
 def test_default_scheduler_name_cannot_be_default_lease() -> None:

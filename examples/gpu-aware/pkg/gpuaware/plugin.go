@@ -47,7 +47,7 @@ func (pl *GpuAware) Name() string { return Name }
 // stateKey is where the pod's demand is kept in CycleState for the rest of the cycle.
 const stateKey fw.StateKey = Name + "/demand"
 
-// demandState is the per-pod work done once in PreFilter/PreScore.
+// demandState is the per-pod work done once per cycle (see demand).
 type demandState struct {
 	amount int64
 }
@@ -58,7 +58,7 @@ func (s *demandState) Clone() fw.StateData { return s }
 // PreFilter computes the pod's demand once per scheduling cycle, so that Filter, which
 // runs once per node, does not.
 func (pl *GpuAware) PreFilter(_ context.Context, state fw.CycleState, pod *v1.Pod, _ []fw.NodeInfo) (*fw.PreFilterResult, *fw.Status) {
-	state.Write(stateKey, &demandState{amount: podRequest(pod, pl.args.ResourceName)})
+	pl.demand(state, pod)
 	return nil, nil
 }
 
@@ -78,19 +78,20 @@ func (pl *GpuAware) RemovePod(_ context.Context, _ fw.CycleState, _ *v1.Pod, _ f
 	return nil
 }
 
-// demand returns the pod's demand that PreFilter or PreScore wrote into CycleState.
-// Missing state is an error, as in the scheduler's own plugins: it means the plugin is
-// not enabled at the point that writes it, and recomputing would hide that.
-func demand(state fw.CycleState) (int64, error) {
-	data, err := state.Read(stateKey)
-	if err != nil {
-		return 0, fmt.Errorf("reading %s from CycleState: %w", stateKey, err)
+// demand returns the pod's demand of Args.ResourceName for this scheduling cycle, kept in
+// CycleState: PreFilter or PreScore writes it; where neither ran (a profile that enables
+// the plugin only at Filter or Score), the first call of the cycle does. Filter and Score
+// run once per node: working the demand out from the pod there (every container, a map
+// allocated) would cost the scheduler more than the rest of the plugin together.
+func (pl *GpuAware) demand(state fw.CycleState, pod *v1.Pod) int64 {
+	if data, err := state.Read(stateKey); err == nil {
+		if s, ok := data.(*demandState); ok {
+			return s.amount
+		}
 	}
-	s, ok := data.(*demandState)
-	if !ok {
-		return 0, fmt.Errorf("%s in CycleState holds %T, not *demandState", stateKey, data)
-	}
-	return s.amount, nil
+	s := &demandState{amount: podRequest(pod, pl.args.ResourceName)}
+	state.Write(stateKey, s)
+	return s.amount
 }
 
 // free returns how much of Args.ResourceName the node has left.
@@ -112,10 +113,7 @@ func (pl *GpuAware) Filter(_ context.Context, state fw.CycleState, pod *v1.Pod, 
 				fmt.Sprintf("node %s does not have label %s", node.Name, key))
 		}
 	}
-	want, err := demand(state)
-	if err != nil {
-		return fw.AsStatus(err)
-	}
+	want := pl.demand(state, pod)
 	if want == 0 {
 		return nil
 	}
@@ -129,10 +127,7 @@ func (pl *GpuAware) Filter(_ context.Context, state fw.CycleState, pod *v1.Pod, 
 // Score returns how much of Args.ResourceName the node would have left after placing
 // the pod. The raw amount is mapped onto [MinNodeScore, MaxNodeScore] by NormalizeScore.
 func (pl *GpuAware) Score(_ context.Context, state fw.CycleState, pod *v1.Pod, nodeInfo fw.NodeInfo) (int64, *fw.Status) {
-	want, err := demand(state)
-	if err != nil {
-		return 0, fw.AsStatus(err)
-	}
+	want := pl.demand(state, pod)
 	left := pl.free(nodeInfo) - want
 	if left < 0 {
 		left = 0

@@ -194,6 +194,38 @@ func TestNormalizeScore(t *testing.T) {
 	}
 }
 
+// TestDemandIsKeptForTheCycle: the pod's demand is worked out once per cycle and read from
+// CycleState at every node after that.
+func TestDemandIsKeptForTheCycle(t *testing.T) {
+	nodes, pods := cluster()
+	h := newHarness(t, "", nodes, pods...)
+	ctx := context.Background()
+	pod := schedtest.Pod("new", "", map[v1.ResourceName]string{v1.ResourceCPU: "300m"})
+	state := h.NewCycleState()
+	filter := h.FilterFunc(Name)
+	for _, node := range []string{"big", "plain"} {
+		if status := filter(ctx, state, pod, h.NodeInfo(node)); !status.IsSuccess() {
+			t.Fatalf("Filter on %s: %v", node, status.AsError())
+		}
+	}
+	data, err := state.Read(stateKey)
+	if err != nil {
+		t.Fatalf("no demand in CycleState after the cycle's first calls: %v", err)
+	}
+	if got := data.(*demandState).amount; got != 300 {
+		t.Errorf("demand in CycleState: %d, want 300", got)
+	}
+	// a demand already in CycleState is the one every call uses: the pod is not read again
+	state = h.NewCycleState()
+	state.Write(stateKey, &demandState{amount: 1 << 40})
+	if status := filter(ctx, state, pod, h.NodeInfo("big")); status.Code() != fw.Unschedulable {
+		t.Errorf("Filter with the demand in CycleState far above the node's CPU: %v, want Unschedulable", status.Code())
+	}
+	if score, status := h.ScoreFunc(Name)(ctx, state, pod, "big"); !status.IsSuccess() || score != 0 {
+		t.Errorf("Score with the demand in CycleState far above the node's CPU: %d (%v), want 0", score, status.AsError())
+	}
+}
+
 func TestSignPod(t *testing.T) {
 	pl := &GpuAware{args: GpuAwareArgs{ResourceName: v1.ResourceCPU}}
 	sign := func(pod *v1.Pod) string {
