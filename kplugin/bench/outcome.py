@@ -6,7 +6,8 @@ pictures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kplugin.bench import metrics
@@ -55,6 +56,8 @@ class RunResult:
     apiserver_cpu: float | None  # in the measured phase (local control plane only)
     loadgen_cpu: float  # this process, in the measured phase
     load_average: tuple[float, float] = (0.0, 0.0)  # the machine's 1-minute load at the start and end
+    # scheduler_batch_attempts_total by result (1.35 and later; empty where the scheduler has none)
+    batch: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,11 @@ class BenchOutcome:
     seconds: float
     notices: tuple[str, ...] = ()
     work: Path | None = None
+    cpus: int = field(default_factory=lambda: os.cpu_count() or 1)  # this machine's, beside its load average
+
+
+# scheduler_batch_attempts_total's results (pkg/scheduler/metrics, 1.35 and later)
+BATCH_RESULTS = ("hint_used", "hint_not_used", "no_hint")
 
 
 def run_result(
@@ -111,11 +119,18 @@ def run_result(
     e2e = diff(e2e_metric, (), {})
     points_by = diff("scheduler_framework_extension_point_duration_seconds", ("extension_point",), {"profile": name})
     plugin_series = diff("scheduler_plugin_execution_duration_seconds", ("plugin", "extension_point"), {})
-    attempts_total = {
-        result: metrics.value(after, "scheduler_schedule_attempts_total", {"result": result, "profile": name})
-        - metrics.value(before, "scheduler_schedule_attempts_total", {"result": result, "profile": name})
-        for result in ("scheduled", "unschedulable", "error")
-    }
+
+    def counted(metric: str, results: tuple[str, ...]) -> dict[str, float]:
+        return {
+            result: metrics.value(after, metric, {"result": result, "profile": name})
+            - metrics.value(before, metric, {"result": result, "profile": name})
+            for result in results
+        }
+
+    attempts_total = counted("scheduler_schedule_attempts_total", ("scheduled", "unschedulable", "error"))
+    # from 1.35: pods that sign alike may take a node from an earlier pod's cycle (hint_used)
+    # without running Filter and Score; the plugin durations are sampled from full cycles only
+    batch = counted("scheduler_batch_attempts_total", BATCH_RESULTS)
     return RunResult(
         profile=profile.kind,
         scheduler_name=name,
@@ -137,6 +152,7 @@ def run_result(
             if h.count > 0 and dict(k)["plugin"] in plugins
         },
         attempts_total=attempts_total,
+        batch=batch if any(s.name == "scheduler_batch_attempts_total" for s in after) else {},
         cpu_seconds=cpu,
         peak_rss=0,
         apiserver_cpu=api,

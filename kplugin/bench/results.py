@@ -109,6 +109,43 @@ def throughput_ratio(outcome: BenchOutcome) -> float:
     return ratio(figures(outcome, PROJECT).throughput.average, figures(outcome, BASELINE).throughput.average)
 
 
+def cpu_ratio(outcome: BenchOutcome) -> float:
+    """project / baseline of the scheduler's CPU per measured pod: what --threshold cpu= checks."""
+    return ratio(figures(outcome, PROJECT).cpu_per_pod_ms, figures(outcome, BASELINE).cpu_per_pod_ms)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The gates of a run: the lowest throughput ratio and the highest CPU-per-pod ratio
+    (project / baseline) it may have."""
+
+    throughput: float | None = None
+    cpu: float | None = None
+
+    def failures(self, outcome: BenchOutcome) -> list[str]:
+        """One line per gate the outcome misses (a figure not measured misses it too)."""
+        found: list[str] = []
+        if self.throughput is not None:
+            got = throughput_ratio(outcome)
+            if math.isnan(got):
+                found.append(f"no throughput ratio was measured (threshold {self.throughput:g})")
+            elif got < self.throughput:
+                found.append(
+                    f"throughput ratio {got:.3f} is below the threshold {self.throughput:g}: the project's plugins "
+                    f"cost {(1 - got) * 100:.0f}% of the baseline's throughput"
+                )
+        if self.cpu is not None:
+            got = cpu_ratio(outcome)
+            if math.isnan(got):
+                found.append(f"no scheduler CPU per pod was measured (cpu threshold {self.cpu:g})")
+            elif got > self.cpu:
+                found.append(
+                    f"scheduler CPU per pod ratio {got:.3f} is above the cpu threshold {self.cpu:g}: the project's "
+                    f"scheduler spent {got:.2f}x the baseline's CPU per pod"
+                )
+        return found
+
+
 def measured_name(outcome: BenchOutcome) -> str:
     """DataItem's Name label: TestCase/workload/namespace, as scheduler_perf writes it."""
     measured = outcome.workload.measured
@@ -119,6 +156,11 @@ def _round(value: float) -> float:
     if math.isnan(value) or math.isinf(value):
         return value
     return round(value, 4) if abs(value) < 100 else round(value, 2)
+
+
+def _known(value: float) -> float | None:
+    """A ratio for JSON: null when it was not measured."""
+    return None if math.isnan(value) else _round(value)
 
 
 def _item(metric: str, name: str, profile: str, unit: str, data: dict[str, float], **labels: str) -> dict[str, Any]:
@@ -216,6 +258,7 @@ def _run_facts(run: RunResult) -> dict[str, Any]:
             "minBacklog": run.queue.min_backlog,
         },
         "attempts": {k: v for k, v in sorted(run.attempts_total.items())},
+        "batchAttempts": {k: v for k, v in sorted(run.batch.items())},
         "schedulerCPUSeconds": _round(run.cpu_seconds),
         "schedulerPeakRSSBytes": run.peak_rss,
         "apiserverCPUSeconds": None if run.apiserver_cpu is None else _round(run.apiserver_cpu),
@@ -224,7 +267,7 @@ def _run_facts(run: RunResult) -> dict[str, Any]:
     }
 
 
-def as_json(outcome: BenchOutcome, threshold: float | None = None) -> dict[str, Any]:
+def as_json(outcome: BenchOutcome, thresholds: Thresholds | None = None) -> dict[str, Any]:
     """DataItems, and under "kplugin" what they were measured with."""
     settings = outcome.settings
     return {
@@ -252,8 +295,11 @@ def as_json(outcome: BenchOutcome, threshold: float | None = None) -> dict[str, 
                 "seconds": _round(outcome.nodes.seconds),
                 "perSecond": _round(outcome.nodes.rate),
             },
-            "throughputRatio": _round(throughput_ratio(outcome)),
-            "threshold": threshold,
+            "throughputRatio": _known(throughput_ratio(outcome)),
+            "cpuRatio": _known(cpu_ratio(outcome)),
+            "threshold": None if thresholds is None else thresholds.throughput,
+            "cpuThreshold": None if thresholds is None else thresholds.cpu,
+            "machineCPUs": outcome.cpus,
             "runs": [_run_facts(run) for run in outcome.runs],
             "notices": list(outcome.notices),
         },
@@ -336,14 +382,25 @@ def harness_lines(outcome: BenchOutcome) -> list[str]:
         own = sum(r.loadgen_cpu for r in runs)
         api = [r.apiserver_cpu for r in runs if r.apiserver_cpu is not None]
         cpu = f"; CPU while measuring: load generator {own:.1f}s" + (f", kube-apiserver {sum(api):.1f}s" if api else "")
+        load = ", ".join(f"{r.load_average[0]:.1f} to {r.load_average[1]:.1f}" for r in runs)
         lines.append(
             f"{kind}: pods created at {_fmt(f.creation_rate, 0)}/s{retries}; {queue}"
             + (f" ({', '.join(detail)})" if detail else "")
             + cpu
+            + f"; machine load (1-minute average, {outcome.cpus} CPUs) {load}"
         )
         if not f.sampled:
             lines.append(
                 f"{kind}: a run was shorter than two 1-second ticks: its throughput is one sample over the run"
+            )
+        batched = [r for r in runs if r.batch]
+        if batched:
+            used = sum(r.batch.get("hint_used", 0.0) for r in batched)
+            scheduled = sum(r.attempts_total.get("scheduled", 0.0) for r in batched)
+            lines.append(
+                f"{kind}: {used:.0f} of {scheduled:.0f} pods took their node from an earlier pod's cycle "
+                "(batching of pods that sign alike): Filter and Score ran in the other cycles only, and the "
+                "plugins' durations are sampled from those"
             )
         if f.attempts_unschedulable or f.attempts_error:
             lines.append(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ if TYPE_CHECKING:  # the command's modules load only when it runs
     from contextlib import AbstractContextManager
 
     from kplugin.bench.outcome import BenchOutcome
+    from kplugin.bench.results import Thresholds
     from kplugin.bench.run import BenchInputs, Settings
     from kplugin.build import Choice
     from kplugin.core.progress import Progress
@@ -134,8 +134,12 @@ K8s = Annotated[
 Repeat = Annotated[int, typer.Option("--repeat", help="Pairs of runs (baseline and project, interleaved).")]
 Json = Annotated[bool, typer.Option("--json", help="Print scheduler_perf's DataItems JSON.")]
 Threshold = Annotated[
-    float | None,
-    typer.Option("--threshold", help="Exit 1 when project/baseline throughput is below this ratio (e.g. 0.9)."),
+    list[str] | None,
+    typer.Option(
+        "--threshold",
+        help="Exit 1 when project/baseline throughput is below this ratio (0.9 or throughput=0.9), or when "
+        "project/baseline scheduler CPU per pod is above it (cpu=1.2). Repeatable.",
+    ),
 ]
 Report = Annotated[Path | None, typer.Option("--report", help="Write a report with pictures: FILE.html or FILE.svg.")]
 KubeconfigFile = Annotated[
@@ -202,7 +206,8 @@ def bench(
         stall_timeout=timeout,
         keep=keep,
     )
-    _check_options(settings, threshold, kubeconfig, context)
+    thresholds = _thresholds(threshold or [])
+    _check_options(settings, kubeconfig, context)
     report_target = _check_report(report)
     pinned, target = load_for_version(path, template, k8s)
     if kubeconfig is None:
@@ -214,16 +219,37 @@ def bench(
     with ready(pinned, target, request, choice, steps, control_plane=kubeconfig is None, keep_binary=False) as done:
         say(_headline(done.inputs, repeat))
         outcome = run.run(done.inputs, done.scheduler, done.apiserver, settings, _Progress())
-    _print(outcome, as_json, threshold, report, report_target)
+    _print(outcome, as_json, thresholds, report, report_target)
 
 
-def _check_options(settings: Settings, threshold: float | None, kubeconfig: Path | None, context: str | None) -> None:
+def _thresholds(values: list[str]) -> Thresholds:
+    """--threshold 0.9 / throughput=0.9 / cpu=1.2, each gate at most once."""
+    from kplugin.bench.results import Thresholds
+    from kplugin.core.errors import UsageError
+
+    given: dict[str, float] = {}
+    for value in values:
+        name, _, number = value.rpartition("=")
+        name = name.strip().lower() or "throughput"
+        if name not in ("throughput", "cpu"):
+            raise UsageError(f"--threshold {value}: give RATIO, throughput=RATIO or cpu=RATIO")
+        try:
+            ratio = float(number)
+        except ValueError:
+            raise UsageError(f"--threshold {value}: {number!r} is not a number; e.g. 0.9 or cpu=1.2") from None
+        if not (0 < ratio <= 100):
+            raise UsageError(f"--threshold {value}: give a ratio above 0, e.g. 0.9 or cpu=1.2")
+        if name in given:
+            raise UsageError(f"--threshold {value}: the {name} threshold is given twice")
+        given[name] = ratio
+    return Thresholds(throughput=given.get("throughput"), cpu=given.get("cpu"))
+
+
+def _check_options(settings: Settings, kubeconfig: Path | None, context: str | None) -> None:
     from kplugin.core.errors import UsageError
 
     if not 1 <= settings.repeat <= 20:
         raise UsageError(f"--repeat {settings.repeat}: must be from 1 to 20")
-    if threshold is not None and not 0 < threshold <= 100:
-        raise UsageError(f"--threshold {threshold:g}: give a ratio above 0, e.g. 0.9")
     for option, value in (("--scheduler-qps", settings.scheduler_qps), ("--client-qps", settings.client_qps)):
         if not 1 <= value <= 1_000_000:
             raise UsageError(f"{option} {value:g}: must be from 1 to 1000000")
@@ -304,7 +330,7 @@ def _headline(inputs: BenchInputs, repeat: int) -> str:
 
 
 def _print(
-    outcome: BenchOutcome, as_json: bool, threshold: float | None, report: Path | None, report_target: Path | None
+    outcome: BenchOutcome, as_json: bool, thresholds: Thresholds, report: Path | None, report_target: Path | None
 ) -> None:
     from kplugin.bench import results
     from kplugin.cli.console import note, out, say
@@ -317,7 +343,7 @@ def _print(
 
         safefs.write_atomic(report_target, reports.render(outcome, report_target.suffix.lower()).encode())
     if as_json:
-        out(json.dumps(results.as_json(outcome, threshold), indent=2, sort_keys=True, allow_nan=False) + "\n")
+        out(json.dumps(results.as_json(outcome, thresholds), indent=2, sort_keys=True, allow_nan=False) + "\n")
     else:
         _tables(outcome)
     for line in results.harness_lines(outcome):
@@ -325,17 +351,15 @@ def _print(
     for notice in outcome.notices:
         note(notice)
     say(
-        f"bench: throughput ratio project/baseline {ratio:.2f} in {outcome.seconds:.0f}s"
+        f"bench: throughput ratio project/baseline {ratio:.2f}, scheduler CPU per pod ratio "
+        f"{results.cpu_ratio(outcome):.2f} in {outcome.seconds:.0f}s"
         + (f"; report written to {report}" if report is not None else "")
         + (f"; work directory kept: {outcome.work}" if outcome.work else "")
     )
-    if threshold is not None and math.isnan(ratio):
-        raise OperationError(f"--threshold {threshold:g}: no throughput ratio was measured (see the notes above)")
-    if threshold is not None and ratio < threshold:
-        raise OperationError(
-            f"throughput ratio {ratio:.3f} is below --threshold {threshold:g}: the project's plugins cost "
-            f"{(1 - ratio) * 100:.0f}% of the baseline's throughput"
-        )
+    failures = thresholds.failures(outcome)
+    if failures:
+        sys.stdout.flush()
+        raise OperationError(f"--threshold: {'; '.join(failures)}")
     sys.stdout.flush()
 
 

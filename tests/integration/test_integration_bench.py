@@ -91,13 +91,22 @@ def test_both_profiles_measured_with_the_plugin_at_its_points(
         for i in items
         if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
     }
-    # Filter and Score always; Score's NormalizeScore too when one of the cycles the
-    # scheduler samples for this metric (about 10%) took measurable time there
-    # (a 1.37 run under load showed it, most do not); never a point the plugin lacks
-    sample_labels = {
-        ("Gpu", label) for p in (ExtensionPoint.FILTER, ExtensionPoint.SCORE) for label in POINTS[p].metrics
-    }
-    assert {("Gpu", "Filter"), ("Gpu", "Score")} <= set(plugin) <= sample_labels, set(plugin)
+    # never a point the plugin lacks; Filter and Score whenever enough full cycles ran: the
+    # scheduler records this metric in about 10% of its cycles (others, e.g. NormalizeScore,
+    # when a sampled cycle took measurable time there), and from 1.35 pods that sign alike
+    # may take their node from an earlier pod's cycle without running Filter or Score (a
+    # 1.37 run on a loaded machine had too few full cycles for one sample), which the
+    # harness lines then say
+    sample_points = (ExtensionPoint.PRE_FILTER, ExtensionPoint.FILTER, ExtensionPoint.PRE_SCORE, ExtensionPoint.SCORE)
+    sample_labels = {("Gpu", label) for p in sample_points for label in POINTS[p].metrics}
+    assert set(plugin) <= sample_labels, set(plugin)
+    measured = [r for r in document["kplugin"]["runs"] if r["profile"] == "project"]
+    full = sum(r["attempts"]["scheduled"] - r["batchAttempts"].get("hint_used", 0) for r in measured)
+    if full >= 50:  # none sampled in 50 full cycles: 0.9**50, under 1%
+        assert {("Gpu", "Filter"), ("Gpu", "Score")} <= set(plugin), (full, set(plugin))
+    else:
+        assert version == NEWEST, full
+        assert f"project: {200 - full:.0f} of 200 pods took their node from an earlier pod's cycle" in run.stderr
     assert all(i["labels"]["Profile"] == "project" and i["data"]["Perc99"] > 0 for i in plugin.values())
     attempts = [i for i in items if i["labels"]["Metric"] == "scheduler_scheduling_attempt_duration_seconds"]
     assert {i["labels"]["Profile"] for i in attempts} == {"baseline", "project", "ratio"}
@@ -111,7 +120,7 @@ def test_both_profiles_measured_with_the_plugin_at_its_points(
     assert facts["throughputRatio"] >= float(THRESHOLD)
     text = html.read_text()
     assert text.startswith("<!DOCTYPE html>") and text.count("<polyline") + text.count("<circle") >= 2
-    assert "Gpu Filter" in text and "Gpu Score" in text
+    assert all(f"{name} {point}" in text for name, point in plugin)
     assert "client limits: scheduler QPS 5000/burst 5000" in run.stderr
     assert list(scratch.iterdir()) == [], "the working directory is removed"
 
@@ -216,8 +225,45 @@ def test_threshold_fails_for_a_filter_that_sleeps(kplugin: Kplugin, tmp_path: Pa
     run = kplugin("bench", str(project), "--workload", str(tmp_path / "slow.yaml"), "--threshold", THRESHOLD)
     assert run.code == 1, run.stderr
     last = run.stderr.strip().splitlines()[-1]
-    assert last.startswith("kplugin: error: throughput ratio 0.") and f"is below --threshold {THRESHOLD}" in last
+    assert last.startswith("kplugin: error: --threshold: throughput ratio 0.")
+    assert f"is below the threshold {THRESHOLD}" in last
     assert "SchedulingBasic/Slow on Kubernetes 1.28.3" in run.stdout
+
+
+# per node, what a careless Filter does per pod: copies of the pod, kept where escape
+# analysis cannot drop them
+GREEDY = """
+// greedy keeps the last copies alive, so that the compiler cannot leave them out.
+var greedy []*v1.Pod
+
+func copies(pod *v1.Pod) {
+	greedy = greedy[:0]
+	for i := 0; i < 200; i++ {
+		greedy = append(greedy, pod.DeepCopy())
+	}
+}
+"""
+
+
+def test_cpu_threshold_fails_for_a_filter_that_allocates(kplugin: Kplugin, tmp_path: Path, scratch: Path) -> None:
+    """The sample, its Filter made to copy the pod 200 times per node (CPU and garbage,
+    no waiting): --threshold cpu= catches it by the scheduler's CPU per pod against the
+    baseline's, which JSON carries with the gate, and the harness lines tell the machine's
+    load while it was measured."""
+    project = new(tmp_path, NEWEST)
+    plugin = project / "pkg" / "gpu" / "plugin.go"
+    source = plugin.read_text()
+    anchor = "\tnode := nodeInfo.Node()\n"
+    assert anchor in source
+    plugin.write_text(source.replace(anchor, "\tcopies(pod)\n" + anchor, 1) + GREEDY)
+    run = kplugin("bench", str(project), "--nodes", "200", "--pods", "100", "--json", "--threshold", "cpu=1.5")
+    assert run.code == 1, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("kplugin: error: --threshold: scheduler CPU per pod ratio "), last
+    assert "is above the cpu threshold 1.5" in last
+    facts = json.loads(run.stdout)["kplugin"]
+    assert facts["cpuRatio"] > 1.5 and facts["cpuThreshold"] == 1.5
+    assert "machine load (1-minute average, " in run.stderr
 
 
 # --- an existing cluster ------------------------------------------------------------------

@@ -328,7 +328,7 @@ def outcome(baseline_rate: float = 200.0, project_rate: float = 150.0) -> BenchO
 
 
 def test_data_items_have_scheduler_perfs_shape() -> None:
-    document = results.as_json(outcome(), threshold=0.9)
+    document = results.as_json(outcome(), results.Thresholds(throughput=0.9))
     assert document["version"] == "v1"
     items = document["dataItems"]
     for item in items:
@@ -379,6 +379,14 @@ def test_report_draws_both_profiles_and_the_plugins_points() -> None:
     html = report.render(result, ".html")
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "throughput average (pods/s)" in html
     assert "the scheduler&#x27;s queue never ran dry" in html
+
+
+def test_the_machines_load_is_told() -> None:
+    lines = results.harness_lines(replace(outcome(), cpus=2))
+    project = [line for line in lines if line.startswith("project: pods created")]
+    assert len(project) == 1
+    assert project[0].endswith("; machine load (1-minute average, 2 CPUs) 1.0 to 1.2, 1.0 to 1.2"), project[0]
+    assert results.as_json(outcome())["kplugin"]["runs"][0]["machineLoadAverage"] == [1.0, 1.2]
 
 
 def test_a_dry_queue_is_told() -> None:
@@ -463,6 +471,10 @@ def test_query_parameters_are_the_apis_camel_case() -> None:
         (["--pods", "0"], "--pods 0: must be at least 1"),
         (["--repeat", "0"], "--repeat 0: must be from 1 to 20"),
         (["--threshold", "-1"], "--threshold -1: give a ratio above 0"),
+        (["--threshold", "cpu=0"], "--threshold cpu=0: give a ratio above 0"),
+        (["--threshold", "memory=2"], "--threshold memory=2: give RATIO, throughput=RATIO or cpu=RATIO"),
+        (["--threshold", "cpu=fast"], "--threshold cpu=fast: 'fast' is not a number"),
+        (["--threshold", "0.9", "--threshold", "throughput=0.8"], "the throughput threshold is given twice"),
         (["--workload", "nonesuch"], "--workload 'nonesuch': no such built-in workload (basic, plugin, mixed)"),
         (["--workload", "missing.yaml"], "--workload missing.yaml: no such file"),
         (["--report", "out.png"], "--report out.png: write .html (the pictures and the tables) or .svg"),
@@ -531,10 +543,21 @@ def test_threshold_json_and_report_from_a_run(
     run = kplugin("bench", str(project), "--threshold", "0.9")
     assert run.code == 1
     assert run.stderr.strip().splitlines()[-1] == (
-        "kplugin: error: throughput ratio 0.750 is below --threshold 0.9: the project's plugins cost 25% of the "
-        "baseline's throughput"
+        "kplugin: error: --threshold: throughput ratio 0.750 is below the threshold 0.9: the project's plugins cost "
+        "25% of the baseline's throughput"
     )
     assert "throughput average (pods/s)" in run.stdout
+    # CPU per pod: 3.0 ms against 2.0 ms, a ratio of 1.5
+    run = kplugin("bench", str(project), "--json", "--threshold", "throughput=0.7", "--threshold", "cpu=1.6")
+    assert run.code == 0, run.stderr
+    facts = json.loads(run.stdout)["kplugin"]
+    assert (facts["cpuRatio"], facts["threshold"], facts["cpuThreshold"]) == (1.5, 0.7, 1.6)
+    run = kplugin("bench", str(project), "--threshold", "cpu=1.2")
+    assert run.code == 1
+    assert run.stderr.strip().splitlines()[-1] == (
+        "kplugin: error: --threshold: scheduler CPU per pod ratio 1.500 is above the cpu threshold 1.2: the "
+        "project's scheduler spent 1.50x the baseline's CPU per pod"
+    )
 
 
 def _inputs(project_dir: Path) -> Any:
