@@ -8,6 +8,7 @@ import pytest
 from support import Run, run_directory
 
 from kplugin.cli import main
+from kplugin.core import golang
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -68,4 +69,5 @@ def go_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("GOFLAGS", "-mod=mod -trimpath")
     env.setdefault("CGO_ENABLED", "0")
+    env.setdefault("GOGC", golang.COMPILE_GOGC)  # as kplugin's own compiles (kplugin.core.golang)
     return env

@@ -57,7 +57,7 @@ class LocalBuilder:
             out_dir.mkdir(parents=True, exist_ok=True)
             binary = out_dir / "kube-scheduler"
             progress(f"go build ./cmd/scheduler for {plat} ({text})")
-            env = {"CGO_ENABLED": "0", "GOOS": plat.os, "GOARCH": plat.arch, **toolchain}
+            env = {"CGO_ENABLED": "0", "GOOS": plat.os, "GOARCH": plat.arch, **golang.compile_env(), **toolchain}
             cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(binary), "./cmd/scheduler"]
             try:
                 output = proc.run(cmd, cwd=project.root, env=env, what="go build")

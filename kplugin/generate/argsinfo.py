@@ -179,7 +179,13 @@ def _compile(root: Path, program: bytes, binary: Path, progress: Progress) -> Pa
                 # so reading the Args after a build (or before one) compiles no package twice
                 ["go", "build", "-trimpath", "-overlay", str(overlay), "-o", str(partial), f"./{_PROGRAM_DIR}"],
                 cwd=root,
-                env={"GOFLAGS": "-mod=readonly", "CGO_ENABLED": "0", "GOWORK": "off", **golang.toolchain_env(root)},
+                env={
+                    "GOFLAGS": "-mod=readonly",
+                    "CGO_ENABLED": "0",
+                    "GOWORK": "off",
+                    **golang.compile_env(),
+                    **golang.toolchain_env(root),
+                },
                 what="go build (the plugins' Args)",
             )
             os.replace(partial, binary)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kplugin.core import proc
+from kplugin.core import golang, proc
 from kplugin.core.errors import KpluginError, OperationError, ToolError
 from kplugin.model.tools import TOOLS, GoTool
 
@@ -61,7 +61,7 @@ def ensure(tool: GoTool, say: Callable[[str], None]) -> Path:
         ["go", "install", tool.install_ref],
         # static and -trimpath, as the test suite builds: its own go install of a tool
         # (make lint's) then finds every package in Go's build cache
-        env={"GOBIN": str(binary.parent), "CGO_ENABLED": "0", "GOFLAGS": "-trimpath"},
+        env={"GOBIN": str(binary.parent), "CGO_ENABLED": "0", "GOFLAGS": "-trimpath", **golang.compile_env()},
         what=f"go install {tool.install_ref}",
         timeout=INSTALL_TIMEOUT,
     )

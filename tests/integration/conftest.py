@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from support import run_directory
 
-from kplugin.core import cache
+from kplugin.core import cache, golang
 from kplugin.model.versions import newest_release, supported_releases
 
 # The versions the integration suites build: the oldest pin, the minor of the
@@ -77,7 +77,7 @@ def _compile_all(base: Path) -> None:
         for project in projects[: len(BUILT)]:
             _run(
                 ["go", "build", "-trimpath", *APP_PACKAGES],
-                {**os.environ, "CI": "true", "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod"},
+                {**os.environ, "CI": "true", "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod", **golang.compile_env()},
                 project,
             )
         done.touch()
