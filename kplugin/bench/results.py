@@ -394,8 +394,8 @@ def harness_lines(outcome: BenchOutcome) -> list[str]:
                 f"{kind}: a run was shorter than two 1-second ticks: its throughput is one sample over the run"
             )
         batched = [r for r in runs if r.batch]
-        if batched:
-            used = sum(r.batch.get("hint_used", 0.0) for r in batched)
+        used = sum(r.batch.get("hint_used", 0.0) for r in batched)
+        if used:
             scheduled = sum(r.attempts_total.get("scheduled", 0.0) for r in batched)
             lines.append(
                 f"{kind}: {used:.0f} of {scheduled:.0f} pods took their node from an earlier pod's cycle "

@@ -389,6 +389,22 @@ def test_the_machines_load_is_told() -> None:
     assert results.as_json(outcome())["kplugin"]["runs"][0]["machineLoadAverage"] == [1.0, 1.2]
 
 
+def test_pods_placed_by_batching_are_told() -> None:
+    """From 1.35 pods that sign alike may take their node from an earlier pod's cycle:
+    told (their Filter and Score did not run) when any did, and carried in the JSON."""
+    result = outcome()
+    runs = [replace(r, batch={"hint_used": 0.0, "hint_not_used": 0.0, "no_hint": 1000.0}) for r in result.runs]
+    assert not [line for line in results.harness_lines(replace(result, runs=tuple(runs))) if "earlier pod" in line]
+    runs[1] = replace(runs[1], batch={"hint_used": 900.0, "hint_not_used": 10.0, "no_hint": 90.0})
+    lines = results.harness_lines(replace(result, runs=tuple(runs)))
+    assert [line for line in lines if "earlier pod" in line] == [
+        "project: 900 of 2000 pods took their node from an earlier pod's cycle (batching of pods that sign "
+        "alike): Filter and Score ran in the other cycles only, and the plugins' durations are sampled from those"
+    ]
+    facts = results.as_json(replace(result, runs=tuple(runs)))["kplugin"]["runs"]
+    assert facts[1]["batchAttempts"] == {"hint_not_used": 10.0, "hint_used": 900.0, "no_hint": 90.0}
+
+
 def test_a_dry_queue_is_told() -> None:
     result = outcome()
     runs = list(result.runs)
