@@ -69,5 +69,5 @@ def go_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("GOFLAGS", "-mod=mod -trimpath")
     env.setdefault("CGO_ENABLED", "0")
-    env.setdefault("GOGC", golang.COMPILE_GOGC)  # as kplugin's own compiles (kplugin.core.golang)
+    env.update(golang.compile_env())  # as kplugin's own compiles
     return env

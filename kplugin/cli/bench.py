@@ -356,11 +356,10 @@ def _print(
         + (f"; report written to {report}" if report is not None else "")
         + (f"; work directory kept: {outcome.work}" if outcome.work else "")
     )
+    sys.stdout.flush()
     failures = thresholds.failures(outcome)
     if failures:
-        sys.stdout.flush()
         raise OperationError(f"--threshold: {'; '.join(failures)}")
-    sys.stdout.flush()
 
 
 def _tables(outcome: BenchOutcome) -> None:

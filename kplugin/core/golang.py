@@ -96,6 +96,12 @@ def compile_env() -> dict[str, str]:
     return {} if "GOGC" in os.environ else {"GOGC": COMPILE_GOGC}
 
 
+def build_env(module_dir: Path) -> dict[str, str]:
+    """The environment a compiling go command in ``module_dir`` adds: the Go the module
+    needs (toolchain_env) and the compiler's GOGC (compile_env)."""
+    return {**compile_env(), **toolchain_env(module_dir)}
+
+
 @functools.cache
 def _announce_once(toolchain: str, needed: str, local: str) -> None:
     announce(f"Go {needed} needed, this machine has {local}: using {toolchain} (GOTOOLCHAIN; fetched once)")

@@ -108,7 +108,7 @@ def generate(root: Path, spec: ProjectSpec) -> None:
     for command in generation.filled(values):
         tool = command[2].split("@")[0].rsplit("/", 1)[-1]
         try:
-            env = {**_GO_ENV, **golang.compile_env(), **golang.toolchain_env(root)}
+            env = {**_GO_ENV, **golang.build_env(root)}
             proc.run(command, cwd=root, what=f"make generate ({tool})", env=env)
         except ToolError as err:
             raise OperationError(golang.explain_go_failure(err), details=(err.output or "").splitlines()[-20:]) from err

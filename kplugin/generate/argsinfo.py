@@ -183,8 +183,7 @@ def _compile(root: Path, program: bytes, binary: Path, progress: Progress) -> Pa
                     "GOFLAGS": "-mod=readonly",
                     "CGO_ENABLED": "0",
                     "GOWORK": "off",
-                    **golang.compile_env(),
-                    **golang.toolchain_env(root),
+                    **golang.build_env(root),
                 },
                 what="go build (the plugins' Args)",
             )

@@ -90,7 +90,7 @@ def _build_apiserver(project: Project, binary: Path, progress: Progress) -> None
         proc.run(
             [*cmd, "k8s.io/kubernetes/cmd/kube-apiserver"],
             cwd=project.root,
-            env={"CGO_ENABLED": "0", "GOFLAGS": "", **golang.compile_env(), **golang.toolchain_env(project.root)},
+            env={"CGO_ENABLED": "0", "GOFLAGS": "", **golang.build_env(project.root)},
             what=f"go build kube-apiserver {version}",
         )
         staged = binary.with_name(f".{binary.name}.{os.getpid()}")

@@ -26,7 +26,7 @@ from kplugin.model.spec import ProjectSpec
 
 
 def step(project: Path, *cmd: str) -> tuple[bool, str]:
-    env = {**os.environ, **golang.toolchain_env(project)}  # the Go the version needs
+    env = {**os.environ, **golang.build_env(project)}  # the Go the version needs, the compiler's GOGC
     proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True, check=False, env=env)
     return proc.returncode == 0, (proc.stdout + proc.stderr).strip()
 

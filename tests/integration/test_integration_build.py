@@ -18,7 +18,6 @@ from support import REPO, Run, dockerenv, tree
 from kplugin.core import elf
 
 pytestmark = [pytest.mark.integration, pytest.mark.docker]
-DOCKER_ARGS = ["--base-image", dockerenv.BASE_IMAGE, "--network", "host"]  # and --go-image, the warm one
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +43,13 @@ def warm_image(project: Path) -> str:
     return dockerenv.seed_warm_go_image(project)
 
 
+@pytest.fixture(scope="module")
+def docker_args(warm_image: str) -> list[str]:
+    """What every Docker build here is given: the warm builder image, the test base
+    image, the host's network."""
+    return ["--go-image", warm_image, "--base-image", dockerenv.BASE_IMAGE, "--network", "host"]
+
+
 def build_json(kplugin: Callable[..., Run], *args: str) -> dict[str, object]:
     run = kplugin("build", *args, "--json")
     assert run.code == 0, run.stderr
@@ -51,11 +57,11 @@ def build_json(kplugin: Callable[..., Run], *args: str) -> dict[str, object]:
     return result
 
 
-def test_docker_build(kplugin: Callable[..., Run], project: Path, warm_image: str, tmp_path: Path) -> None:
+def test_docker_build(kplugin: Callable[..., Run], project: Path, docker_args: list[str], tmp_path: Path) -> None:
     result = build_json(
         kplugin,
         str(project),
-        *["--k8s", "1.28.3", "--builder", "docker", "--go-image", warm_image, *DOCKER_ARGS],
+        *["--k8s", "1.28.3", "--builder", "docker", *docker_args],
         *["--output", str(tmp_path)],
     )
     assert result["builder"] == "docker"
@@ -122,9 +128,9 @@ def broken_project(project: Path, tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("builder", ["local", "docker"])
 def test_compile_error_shows_compiler_line(
-    kplugin: Callable[..., Run], broken_project: Path, warm_image: str, builder: str
+    kplugin: Callable[..., Run], broken_project: Path, docker_args: list[str], builder: str
 ) -> None:
-    extra = ["--go-image", warm_image, *DOCKER_ARGS] if builder == "docker" else []
+    extra = docker_args if builder == "docker" else []
     run = kplugin("build", str(broken_project), "--builder", builder, *extra)
     assert run.code == 1
     assert "pkg/gpuaware/plugin.go:" in run.stderr and "undefined: undefinedName" in run.stderr
@@ -148,15 +154,13 @@ def test_docker_unreachable(
     assert "no Docker daemon answered" in str(result["reason"])
 
 
-def test_push_to_unreachable_registry(kplugin: Callable[..., Run], project: Path, warm_image: str) -> None:
+def test_push_to_unreachable_registry(kplugin: Callable[..., Run], project: Path, docker_args: list[str]) -> None:
     run = kplugin(
         "build",
         str(project),
         "--builder",
         "docker",
-        "--go-image",
-        warm_image,
-        *DOCKER_ARGS,
+        *docker_args,
         "--image",
         "127.0.0.1:1/gpu-aware:test",
         "--push",
@@ -197,7 +201,7 @@ def dangling_images() -> set[str]:
 
 
 def test_legacy_builder_fallback(
-    kplugin: Callable[..., Run], project: Path, warm_image: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    kplugin: Callable[..., Run], project: Path, docker_args: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Without a BuildKit-capable docker CLI, the SDK's legacy builder builds the same
     Dockerfile minus its cache mounts, and the result is verified the same way (with the
@@ -213,7 +217,7 @@ def test_legacy_builder_fallback(
         str(project),
         "--builder",
         "docker",
-        *["--go-image", warm_image, *DOCKER_ARGS],
+        *docker_args,
         "--image",
         "gpu-aware:legacy-test",
         "--output",
