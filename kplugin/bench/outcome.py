@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kplugin.bench import metrics
+from kplugin.bench.cpuprofile import CpuProfile
 from kplugin.bench.loadgen import CreationStats
 from kplugin.bench.ops import Workload
 from kplugin.bench.plan import BenchProfile, Settings
@@ -58,6 +59,7 @@ class RunResult:
     load_average: tuple[float, float] = (0.0, 0.0)  # the machine's 1-minute load at the start and end
     # scheduler_batch_attempts_total by result (1.35 and later; empty where the scheduler has none)
     batch: dict[str, float] = field(default_factory=dict)
+    cpu_profile: Path | None = None  # the measured phase's, merged (bench's work directory)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class BenchOutcome:
     notices: tuple[str, ...] = ()
     work: Path | None = None
     cpus: int = field(default_factory=lambda: os.cpu_count() or 1)  # this machine's, beside its load average
+    cpu_profiles: tuple[CpuProfile, ...] = ()  # baseline's and project's, when recorded
+    module: str = ""  # the project's Go module (its packages' share of the profiles)
 
 
 # scheduler_batch_attempts_total's results (pkg/scheduler/metrics, 1.35 and later)

@@ -12,9 +12,10 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
-from kplugin.bench import metrics
+from kplugin.bench import cpuprofile, metrics
 from kplugin.bench.cluster import RUN_LABEL, BenchCluster, create_nodes
 from kplugin.bench.loadgen import BindWatch, PooledCreation, RateLimiter
 from kplugin.bench.ops import Barrier, Churn, CreateNamespaces, CreateNodes, CreatePods, Op, Sleep, Workload
@@ -98,6 +99,8 @@ class WorkloadRun:
     churns: list[_Churn] = field(default_factory=list)
     expected: dict[int, int] = field(default_factory=dict)  # op index -> pods created
     result: RunResult | None = None
+    profile_dir: Path | None = None  # where the measured phase's CPU profile is recorded (None: not)
+    profile_chunks: list[Path] = field(default_factory=list)  # what was recorded there
 
     def limiter(self) -> RateLimiter:
         return RateLimiter(self.settings.client_qps, self.settings.client_burst)
@@ -241,6 +244,10 @@ class WorkloadRun:
         sampler = metrics.ThroughputSampler()
         namespace = self.cluster.namespace(op.namespace)
         self.reporter.bar(f"{self.label}: measuring {op.count} pods ({namespace})", op.count)
+        recorder = None
+        if self.profile_dir is not None:
+            stem = f"run-{self.number}-{self.profile.kind}"
+            recorder = cpuprofile.Recorder(scheduler, self.profile_dir, stem).start()
         creation = self._creation(op).start()
         queue_ticks = dry_ticks = 0
         min_active: float | None = None
@@ -278,6 +285,10 @@ class WorkloadRun:
             stats = creation.wait()
         finally:
             creation.stop()
+            if recorder is not None:
+                self.profile_chunks = recorder.stop()
+        if recorder is not None:
+            recorder.check()
         cpu1, own1 = cpu_seconds(scheduler.pid), own_cpu()
         api1 = cpu_seconds(self.apiserver_pid) if self.apiserver_pid else None
         self.reporter.finish()

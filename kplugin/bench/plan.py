@@ -31,6 +31,7 @@ class Settings:
     stall_timeout: float = 120.0  # seconds without a pod bound before a run is given up
     verbosity: int = 0  # the scheduler's -v (its per-pod log lines at -v=2 cost throughput)
     keep: bool = False
+    cpu_profiles: Path | None = None  # record CPU profiles of the measured phases into this new directory
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-from kplugin.bench import results
+from kplugin.bench import cpuprofile, results
 from kplugin.bench.outcome import BenchOutcome
 from kplugin.bench.plan import BASELINE, PROJECT
 
@@ -260,6 +260,7 @@ def html(outcome: BenchOutcome) -> str:
             _table(("", "baseline", "project", "project/baseline"), results.rows(outcome)),
             "<h2>The project's plugins (sampled cycles, µs)</h2>" if plugin_rows else "",
             _table(("plugin", "extension point", "calls", "p50", "p90", "p99"), plugin_rows) if plugin_rows else "",
+            *_profiles(outcome),
             "<h2>Harness</h2>",
             "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in results.harness_lines(outcome)) + "</ul>",
             "<ul>" + "".join(f"<li>{escape(n)}</li>" for n in outcome.notices) + "</ul>" if outcome.notices else "",
@@ -267,6 +268,24 @@ def html(outcome: BenchOutcome) -> str:
             "",
         ]
     )
+
+
+def _profiles(outcome: BenchOutcome) -> list[str]:
+    """The CPU profiles' table and a flame graph per profile (the project's first)."""
+    rows = results.profile_rows(outcome)
+    if not rows:
+        return []
+    parts = [
+        "<h2>Where the scheduler's CPU went (pprof, measured phases)</h2>",
+        _table(("", "baseline", "project"), rows),
+    ]
+    by_kind = {p.kind: p for p in outcome.cpu_profiles}
+    module = outcome.module
+    for kind in (PROJECT, BASELINE):
+        if kind in by_kind:
+            title = f"{kind} profile ({outcome.scheduler_names[kind]}): {by_kind[kind].path.name}"
+            parts.append(f'<figure class="flame">{cpuprofile.flame_svg(by_kind[kind], module, title)}</figure>')
+    return parts
 
 
 def render(outcome: BenchOutcome, suffix: str) -> str:

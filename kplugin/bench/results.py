@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kplugin.bench import metrics
+from kplugin.bench.cpuprofile import Shares
 from kplugin.bench.metrics import Summary
 from kplugin.bench.ops import describe
 from kplugin.bench.outcome import BenchOutcome, RunResult
@@ -301,6 +302,7 @@ def as_json(outcome: BenchOutcome, thresholds: Thresholds | None = None) -> dict
             "cpuThreshold": None if thresholds is None else thresholds.cpu,
             "machineCPUs": outcome.cpus,
             "runs": [_run_facts(run) for run in outcome.runs],
+            "cpuProfiles": profiles_json(outcome),
             "notices": list(outcome.notices),
         },
     }
@@ -354,6 +356,76 @@ def plugin_rows(outcome: BenchOutcome) -> list[tuple[str, str, str, str, str, st
         (plugin, point, f"{s.count:,.0f}", _fmt(s.perc50 * 1000), _fmt(s.perc90 * 1000), _fmt(s.perc99 * 1000))
         for (plugin, point), s in proj.plugins.items()
     ]
+
+
+# --- the CPU profiles ------------------------------------------------------------------------
+
+TOP_FUNCTIONS = 5  # the project's functions the table names (the JSON: twice as many)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+def _point_rank(label: str) -> tuple[int, str]:
+    names = [p.go_name for p in points.ExtensionPoint]
+    return (names.index(label), label) if label in names else (len(names), label)
+
+
+def profile_rows(outcome: BenchOutcome) -> list[tuple[str, str, str]]:
+    """(figure, baseline, project) of the CPU profiles: the scheduler's CPU sampled in the
+    measured phases, and the part of it spent in the project's packages, flat (its own
+    functions) and cumulative (its functions and what they call), by the extension point
+    the framework called the project at, and its busiest functions."""
+    by_kind = {p.kind: p.shares for p in outcome.cpu_profiles}
+    if not by_kind:
+        return []
+    kinds = [by_kind.get(BASELINE), by_kind.get(PROJECT)]
+
+    def row(label: str, pick: Any) -> tuple[str, str, str]:
+        base, proj = (("-" if s is None else pick(s)) for s in kinds)
+        return label, base, proj
+
+    table = [
+        row("CPU sampled (s)", lambda s: f"{s.total / 1e9:.2f}"),
+        row("CPU sampled per measured pod (ms)", lambda s: _per_pod(outcome, s)),
+        row("Go garbage collector, background (s)", lambda s: f"{s.gc / 1e9:.2f}"),
+        row("the project's packages, cumulative", lambda s: _share(s.cumulative, s.total)),
+        row("the project's packages, flat", lambda s: _share(s.flat, s.total)),
+    ]
+    labels = sorted({label for s in kinds if s is not None for label in s.points}, key=_point_rank)
+    table += [row(f"  called at {label}", lambda s, at=label: _share(s.points.get(at, 0), s.total)) for label in labels]
+    project = by_kind.get(PROJECT)
+    if project is not None:
+        busiest = sorted(project.functions.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_FUNCTIONS]
+        table += [("  flat: " + name.rsplit("/", 1)[-1], "-", _share(ns, project.total)) for name, ns in busiest]
+    return table
+
+
+def _per_pod(outcome: BenchOutcome, shares: Shares) -> str:
+    kind = next(p.kind for p in outcome.cpu_profiles if p.shares is shares)
+    pods = sum(r.measured_pods for r in outcome.runs if r.profile == kind)
+    return f"{shares.total / 1e6 / pods:.2f}" if pods else "-"
+
+
+def profiles_json(outcome: BenchOutcome) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for profile in outcome.cpu_profiles:
+        s = profile.shares
+        busiest = sorted(s.functions.items(), key=lambda kv: (-kv[1], kv[0]))[: 2 * TOP_FUNCTIONS]
+        found[profile.kind] = {
+            "file": str(profile.path),
+            "runs": [str(p) for p in profile.runs],
+            "cpuSeconds": _round(s.total / 1e9),
+            "gcBackgroundSeconds": _round(s.gc / 1e9),
+            "projectCumulativeSeconds": _round(s.cumulative / 1e9),
+            "projectFlatSeconds": _round(s.flat / 1e9),
+            "projectCumulativeShare": _round(s.cumulative / s.total) if s.total else None,
+            "projectFlatShare": _round(s.flat / s.total) if s.total else None,
+            "projectByExtensionPoint": {k: _round(v / 1e9) for k, v in sorted(s.points.items())},
+            "projectFunctionsFlat": {name: _round(ns / 1e9) for name, ns in busiest},
+        }
+    return found
 
 
 def harness_lines(outcome: BenchOutcome) -> list[str]:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from kplugin.bench import cpuprofile
 from kplugin.bench import workload as workloads
 from kplugin.bench.cluster import (
     BENCH_LABEL,
@@ -121,7 +122,8 @@ def _one_run(
     config.write_text(yamlio.dump(scheduler_document(profile, cluster.kubeconfig, settings)))
     reporter.step(f"run {number}: {profile.kind} profile (schedulerName {profile.scheduler_name}), repeat {repeat}")
     log = work / f"kube-scheduler-{number}-{profile.kind}.log"
-    scheduler = Scheduler(binary, config, log, settings.verbosity, inputs.project.gate_flags.scheduler)
+    profiling = settings.cpu_profiles is not None
+    scheduler = Scheduler(binary, config, log, settings.verbosity, inputs.project.gate_flags.scheduler, profiling)
     watch: BindWatch | None = None
     run: WorkloadRun | None = None
     try:
@@ -140,6 +142,7 @@ def _one_run(
             workload=inputs.workload,
             apiserver_pid=apiserver_pid,
             plugins=inputs.plugins,
+            profile_dir=work if profiling else None,
         )
         for op in inputs.workload.run_ops:
             run.execute(op)
@@ -157,7 +160,12 @@ def _one_run(
     with _signals_deferred():
         remove_run(cluster, number)
     assert run is not None and run.result is not None
-    return replace(run.result, peak_rss=peak)
+    merged = None
+    if run.profile_chunks:
+        merged = cpuprofile.merge(run.profile_chunks, work / f"run-{number}-{profile.kind}.pb.gz")
+        for chunk in run.profile_chunks:
+            chunk.unlink(missing_ok=True)
+    return replace(run.result, peak_rss=peak, cpu_profile=merged)
 
 
 def run(
@@ -204,6 +212,11 @@ def run(
                 runs.append(
                     _one_run(number, repeat, profile, cluster, inputs, binary, settings, reporter, work, apiserver_pid)
                 )
+        cpu_profiles: tuple[cpuprofile.CpuProfile, ...] = ()
+        if settings.cpu_profiles is not None:
+            reporter.step(f"reading the CPU profiles into {settings.cpu_profiles}")
+            recorded = [(r.profile, r.cpu_profile) for r in runs if r.cpu_profile is not None]
+            cpu_profiles = cpuprofile.collect(recorded, settings.cpu_profiles, inputs.project.module)
     except BaseException as err:
         with _signals_deferred():
             try:
@@ -231,6 +244,8 @@ def run(
         seconds=round(time.monotonic() - started, 1),
         notices=tuple(notices),
         work=work if settings.keep else None,
+        cpu_profiles=cpu_profiles,
+        module=inputs.project.module,
     )
 
 

@@ -1,6 +1,6 @@
 """The project's kube-scheduler for one run: its process (on a free port, anonymous reads
-of /metrics on loopback), its readiness, its /metrics, and what /proc says about its
-CPU and memory.
+of /metrics on loopback, and of its CPU profile when one is recorded), its readiness, its
+/metrics, and what /proc says about its CPU and memory.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kplugin.bench import metrics
+from kplugin.bench.cpuprofile import ENDPOINT
 from kplugin.core.errors import OperationError
 from kplugin.kube.controlplane import Process, free_ports
 
@@ -51,15 +52,25 @@ def own_cpu() -> float:
 class Scheduler:
     """The project's kube-scheduler for one run: its process and its /metrics."""
 
-    def __init__(self, binary: Path, config: Path, log: Path, verbosity: int, extra_args: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        binary: Path,
+        config: Path,
+        log: Path,
+        verbosity: int,
+        extra_args: Sequence[str] = (),
+        profiling: bool = False,
+    ) -> None:
         (self.port,) = free_ports(1)
+        allowed = ["/healthz", "/readyz", "/livez", "/metrics", *([ENDPOINT] if profiling else [])]
         cmd = [
             str(binary),
             f"--config={config}",
             f"--secure-port={self.port}",
             "--bind-address=127.0.0.1",
-            # anonymous reads of /metrics on loopback (no authorization kubeconfig is given)
-            "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+            # anonymous reads of /metrics (and the CPU profile) on loopback: no authorization
+            # kubeconfig is given, and the port is 127.0.0.1's alone
+            f"--authorization-always-allow-paths={','.join(allowed)}",
             f"-v={verbosity}",
             *extra_args,  # the feature gates the plugins' points need
         ]
@@ -73,10 +84,13 @@ class Scheduler:
     def pid(self) -> int:
         return self.process.popen.pid
 
-    def get(self, path: str, timeout: float = 10.0) -> str:
+    def fetch(self, path: str, timeout: float = 10.0) -> bytes:
         url = f"https://127.0.0.1:{self.port}{path}"
         with urllib.request.urlopen(url, context=self._ssl, timeout=timeout) as response:
-            return str(response.read().decode())
+            return bytes(response.read())
+
+    def get(self, path: str, timeout: float = 10.0) -> str:
+        return self.fetch(path, timeout).decode()
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout

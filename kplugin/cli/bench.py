@@ -33,6 +33,8 @@ EPILOG = """Examples:
 
   kplugin bench --nodes 200 --pods 200 --json --threshold 0.9     # in CI
 
+  kplugin bench --nodes 1000 --cpu-profile profiles --report bench.html   # where the CPU goes
+
   kplugin bench --workload perf.yaml --case SchedulingBasic/500Nodes
 
   kplugin bench --kubeconfig kwok.kubeconfig --nodes 5000          # an existing (kwok) cluster
@@ -142,6 +144,15 @@ Threshold = Annotated[
     ),
 ]
 Report = Annotated[Path | None, typer.Option("--report", help="Write a report with pictures: FILE.html or FILE.svg.")]
+CpuProfile = Annotated[
+    Path | None,
+    typer.Option(
+        "--cpu-profile",
+        help="Record the scheduler's CPU profiles (pprof) in the measured phases into DIR (new or empty): print "
+        "the project's share of the CPU, and draw flame graphs in an .html --report.",
+        metavar="DIR",
+    ),
+]
 KubeconfigFile = Annotated[
     Path | None,
     typer.Option("--kubeconfig", help="Run against this existing cluster instead of a local control plane."),
@@ -177,6 +188,7 @@ def bench(
     as_json: Json = False,
     threshold: Threshold = None,
     report: Report = None,
+    cpu_profile: CpuProfile = None,
     kubeconfig: KubeconfigFile = None,
     context: Context = None,
     allow_existing_pods: AllowExistingPods = False,
@@ -194,8 +206,10 @@ def bench(
     from kplugin.build import BuilderName, BuildRequest, Choice
     from kplugin.build.ready import ready
     from kplugin.cli.console import say
+    from kplugin.core import safefs
     from kplugin.kube import controlplane
 
+    profiles_to = None if cpu_profile is None else safefs.output_directory(cpu_profile, "--cpu-profile")
     settings = run.Settings(
         repeat=repeat,
         scheduler_qps=scheduler_qps,
@@ -205,6 +219,7 @@ def bench(
         workers=workers,
         stall_timeout=timeout,
         keep=keep,
+        cpu_profiles=profiles_to,
     )
     thresholds = _thresholds(threshold or [])
     _check_options(settings, kubeconfig, context)
@@ -350,6 +365,12 @@ def _print(
         say(f"  {line}")
     for notice in outcome.notices:
         note(notice)
+    if outcome.cpu_profiles:
+        files = {p.kind: p.path for p in outcome.cpu_profiles}
+        say(
+            f"  CPU profiles written to {next(iter(files.values())).parent}; compare them with: go tool pprof "
+            f"-http=localhost:0 -diff_base {files.get('baseline')} {files.get('project')}"
+        )
     say(
         f"bench: throughput ratio project/baseline {ratio:.2f}, scheduler CPU per pod ratio "
         f"{results.cpu_ratio(outcome):.2f} in {outcome.seconds:.0f}s"
@@ -375,6 +396,11 @@ def _tables(outcome: BenchOutcome) -> None:
         columns = tuple(Column(n, right=n not in ("plugin", "extension point")) for n in names)
         title = "the project's plugins, sampled cycles (µs)"
         print_grid(Grid(title, columns, tuple(tuple(row) for row in plugin_rows)))
+    profile_rows = results.profile_rows(outcome)
+    if profile_rows:
+        columns = (Column(""), Column("baseline", right=True), Column("project", right=True))
+        title = "where the scheduler's CPU went (pprof, measured phases)"
+        print_grid(Grid(title, columns, tuple(tuple(row) for row in profile_rows)))
 
 
 def _where(config: Kubeconfig) -> str:

@@ -252,6 +252,38 @@ def output_target(path: Path, what: str, *, force: bool, must_exist: bool = Fals
     return real
 
 
+def output_directory(path: Path, what: str) -> Path:
+    """Where a new output directory goes (its files written by ``publish_directory``): it
+    must not exist yet, or be empty; its parent must exist. A symlink's target is used."""
+    real = Path(os.path.realpath(path))
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        if not real.parent.is_dir():
+            raise UsageError(f"{what} {path}: directory {real.parent} does not exist") from None
+        return real
+    except NotADirectoryError:
+        raise UsageError(f"{what} {path}: a part of the path is not a directory") from None
+    except OSError as err:
+        raise UsageError(f"{what} {path}: {err.strerror or err}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        kind = "a file" if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
+        raise UsageError(f"{what} {path} is {kind}; give a new or empty directory")
+    if any(real.iterdir()):
+        raise UsageError(f"{what} {path} is not empty; give a new or empty directory")
+    return real
+
+
+def publish_directory(stage: Path, target: Path) -> None:
+    """Put the directory ``stage`` (made by ``make_stage`` beside ``target``) in place of
+    ``target``, which does not exist or is an empty directory: all its files at once."""
+    try:
+        os.replace(stage, target)
+    except OSError as err:
+        remove_tree(stage)
+        raise OperationError(f"{target}: {err.strerror or err}") from None
+
+
 def write_atomic(path: Path, content: bytes) -> None:
     """Replace the regular file ``path`` (already resolved by ``output_target``) through a
     temporary file beside it; the old file's mode is kept, a new one gets the umask's."""

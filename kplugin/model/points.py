@@ -115,6 +115,9 @@ class Point(NamedTuple):
     rejects: bool = False
     # a plugin here must sign pods (SignPod) for the scheduler to batch them (1.35 on)
     signs: bool = False
+    # what the framework calls on the interfaces the methods hand out (ScoreExtensions'
+    # NormalizeScore, ...): with the methods, the names a CPU profile's frames have here
+    calls: tuple[str, ...] = ()
 
 
 _STUBS = ("stub_go", "stub_test_go")
@@ -150,6 +153,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         config="preFilter",
         interface="PreFilterPlugin",
         methods=(Method("PreFilter"), Method("PreFilterExtensions")),
+        calls=("AddPod", "RemovePod"),
         metrics=("PreFilter", "PreFilterExtensionAddPod", "PreFilterExtensionRemovePod"),
         help="check the pod and compute what Filter needs, once per cycle",
         section="prefilter",
@@ -203,6 +207,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         config="score",
         interface="ScorePlugin",
         methods=(Method("Score"), Method("ScoreExtensions")),
+        calls=("NormalizeScore",),
         metrics=("Score", "ScoreExtensionNormalize"),
         help="rank the feasible nodes",
         section="score",
@@ -284,6 +289,7 @@ POINTS: dict[ExtensionPoint, Point] = {
         config="placementScore",
         interface="PlacementScorePlugin",
         methods=(Method("ScorePlacement"), Method("PlacementScoreExtensions")),
+        calls=("NormalizePlacementScore",),
         metrics=("PlacementScore", "PlacementScoreExtensionNormalize"),
         help="rank the placements a pod group fits",
         section="placementscore",

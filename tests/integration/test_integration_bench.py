@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -76,7 +77,9 @@ def test_both_profiles_measured_with_the_plugin_at_its_points(
 ) -> None:
     project = sample(version)
     html = tmp_path / "bench.html"
-    run = kplugin("bench", str(project), *SMALL, "--json", "--report", str(html), "--threshold", THRESHOLD)
+    profiles = tmp_path / "profiles"
+    run = kplugin("bench", str(project), *SMALL, "--json", "--report", str(html), "--threshold", THRESHOLD,
+                  "--cpu-profile", str(profiles))  # fmt: skip
     assert run.code == 0, run.stderr
     document = json.loads(run.stdout)
     assert document["version"] == "v1"
@@ -122,6 +125,22 @@ def test_both_profiles_measured_with_the_plugin_at_its_points(
     assert text.startswith("<!DOCTYPE html>") and text.count("<polyline") + text.count("<circle") >= 2
     assert all(f"{name} {point}" in text for name, point in plugin)
     assert "client limits: scheduler QPS 5000/burst 5000" in run.stderr
+    # the CPU profiles: recorded in both profiles' measured phases, the project's packages
+    # nowhere in the baseline's, drawn in the report, and go tool pprof reads the files
+    cpu = facts["cpuProfiles"]
+    assert set(cpu) == {"baseline", "project"}
+    assert all(cpu[kind]["cpuSeconds"] > 0 for kind in cpu), cpu
+    assert cpu["baseline"]["projectCumulativeSeconds"] == 0 and cpu["baseline"]["projectByExtensionPoint"] == {}
+    assert set(cpu["project"]["projectByExtensionPoint"]) <= {"PreFilter", "Filter", "PreScore", "Score"}, cpu
+    assert sorted(p.name for p in profiles.iterdir()) == [
+        "baseline.pb.gz", "project.pb.gz", "run-1-baseline.pb.gz", "run-2-project.pb.gz"
+    ]  # fmt: skip
+    assert cpu["project"]["file"] == str(profiles / "project.pb.gz")
+    assert text.count('<figure class="flame"><svg') == 2 and "Where the scheduler's CPU went" in text
+    assert f"-diff_base {profiles / 'baseline.pb.gz'} {profiles / 'project.pb.gz'}" in run.stderr
+    top = subprocess.run(["go", "tool", "pprof", "-top", str(profiles / "project.pb.gz")],
+                         capture_output=True, text=True, check=True, cwd=tmp_path).stdout  # fmt: skip
+    assert "Type: cpu" in top and "kube-scheduler" in top, top
     assert list(scratch.iterdir()) == [], "the working directory is removed"
 
 
@@ -256,7 +275,9 @@ def test_cpu_threshold_fails_for_a_filter_that_allocates(kplugin: Kplugin, tmp_p
     anchor = "\tnode := nodeInfo.Node()\n"
     assert anchor in source
     plugin.write_text(source.replace(anchor, "\tcopies(pod)\n" + anchor, 1) + GREEDY)
-    run = kplugin("bench", str(project), "--nodes", "200", "--pods", "100", "--json", "--threshold", "cpu=1.5")
+    profiles = tmp_path / "profiles"
+    run = kplugin("bench", str(project), "--nodes", "200", "--pods", "100", "--json", "--threshold", "cpu=1.5",
+                  "--cpu-profile", str(profiles))  # fmt: skip
     assert run.code == 1, run.stderr
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("kplugin: error: --threshold: scheduler CPU per pod ratio "), last
@@ -264,6 +285,40 @@ def test_cpu_threshold_fails_for_a_filter_that_allocates(kplugin: Kplugin, tmp_p
     facts = json.loads(run.stdout)["kplugin"]
     assert facts["cpuRatio"] > 1.5 and facts["cpuThreshold"] == 1.5
     assert "machine load (1-minute average, " in run.stderr
+    # and the profile shows where: the project's Filter, and what it calls (the copies)
+    greedy = facts["cpuProfiles"]["project"]
+    assert greedy["projectCumulativeShare"] > 0.25, greedy
+    by_point = greedy["projectByExtensionPoint"]
+    assert max(by_point, key=by_point.__getitem__) == "Filter", by_point
+    assert (profiles / "project.pb.gz").is_file()
+
+
+def test_a_cpu_profile_shows_a_score_only_plugins_cost_at_score(
+    kplugin: Kplugin, tmp_path: Path, scratch: Path
+) -> None:
+    """Another shape, at the oldest minor: a Score-only plugin whose Score copies the pod
+    200 times per node. Its profile puts the project's CPU at Score, none at Filter."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CI": "true"}
+    cmd = [sys.executable, "-m", "kplugin", "new", "scorer", "--k8s", OLDEST, "--extension-points", "score",
+           "-o", str(tmp_path)]  # fmt: skip
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    project = tmp_path / "scorer"
+    plugin = project / "pkg" / "scorer" / "plugin.go"
+    source = plugin.read_text()
+    anchor = "int64, *fw.Status) {\n\twant := pl.demand(state, pod)\n"
+    assert source.count(anchor) == 1
+    plugin.write_text(source.replace(anchor, anchor + "\tcopies(pod)\n") + GREEDY)
+    profiles = tmp_path / "profiles"
+    run = kplugin("bench", str(project), "--nodes", "200", "--pods", "100", "--cpu-profile", str(profiles),
+                  "--report", str(tmp_path / "bench.html"))  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert "where the scheduler's CPU went (pprof, measured phases)" in run.stdout
+    rows = {m[1]: (m[2], m[3]) for m in re.finditer(r"(?m)^\s*(.+?)\s{2,}(\S+)\s+(\S+)$", run.stdout)}
+    base, proj = rows["the project's packages, cumulative"]
+    assert base == "0.0%" and float(proj.rstrip("%")) > 25, run.stdout
+    assert "called at Score" in rows and "called at Filter" not in rows, run.stdout
+    assert list(scratch.iterdir()) == [], "the working directory is removed"
 
 
 # --- an existing cluster ------------------------------------------------------------------

@@ -381,6 +381,50 @@ def test_report_draws_both_profiles_and_the_plugins_points() -> None:
     assert "the scheduler&#x27;s queue never ran dry" in html
 
 
+def test_cpu_profiles_are_tabled_in_json_and_drawn_in_the_report() -> None:
+    from kplugin.bench.cpuprofile import CpuProfile, shares
+
+    fw = "k8s.io/kubernetes/pkg/scheduler/framework/runtime.(*frameworkImpl)"
+    own = "example.com/gpu/pkg/gpu.(*Gpu)"
+    base_stacks = {
+        (f"{fw}.RunFilterPlugins", "runtime.mallocgc"): 3_000_000_000,
+        ("runtime.gcBgMarkWorker", "runtime.scanobject"): 1_000_000_000,
+    }
+    proj_stacks = {
+        (f"{fw}.RunFilterPlugins", f"{own}.Filter"): 1_000_000_000,
+        (f"{fw}.RunFilterPlugins", f"{own}.Filter", "runtime.mallocgc"): 3_000_000_000,
+        (f"{fw}.RunScorePlugins", f"{own}.Score"): 2_000_000_000,
+        (f"{fw}.RunScorePlugins", "runtime.memmove"): 2_000_000_000,
+    }
+    profiles = tuple(
+        CpuProfile(kind, Path(f"/p/{kind}.pb.gz"), (), stacks, shares(stacks, "example.com/gpu"))
+        for kind, stacks in ((BASELINE, base_stacks), (PROJECT, proj_stacks))
+    )
+    done = replace(outcome(), cpu_profiles=profiles, module="example.com/gpu")
+    rows = results.profile_rows(done)
+    assert rows[:5] == [
+        ("CPU sampled (s)", "4.00", "8.00"),
+        ("CPU sampled per measured pod (ms)", "2.00", "4.00"),  # 2 runs of 1000 measured pods each
+        ("Go garbage collector, background (s)", "1.00", "0.00"),
+        ("the project's packages, cumulative", "0.0%", "75.0%"),
+        ("the project's packages, flat", "0.0%", "37.5%"),
+    ]
+    assert rows[5:] == [
+        ("  called at Filter", "0.0%", "50.0%"),
+        ("  called at Score", "0.0%", "25.0%"),
+        ("  flat: gpu.(*Gpu).Score", "-", "25.0%"),
+        ("  flat: gpu.(*Gpu).Filter", "-", "12.5%"),
+    ]
+    facts = results.as_json(done)["kplugin"]["cpuProfiles"]
+    assert facts[PROJECT]["projectByExtensionPoint"] == {"Filter": 4.0, "Score": 2.0}
+    assert (facts[PROJECT]["projectCumulativeShare"], facts[BASELINE]["projectCumulativeShare"]) == (0.75, 0.0)
+    assert facts[PROJECT]["file"] == "/p/project.pb.gz"
+    page = report.render(done, ".html")
+    assert page.count('<figure class="flame"><svg') == 2
+    assert "Where the scheduler's CPU went" in page and "called at Filter" in page
+    assert "Where the scheduler's CPU went" not in report.render(outcome(), ".html")
+
+
 def test_the_machines_load_is_told() -> None:
     lines = results.harness_lines(replace(outcome(), cpus=2))
     project = [line for line in lines if line.startswith("project: pods created")]
@@ -496,6 +540,9 @@ def test_query_parameters_are_the_apis_camel_case() -> None:
         (["--report", "out.png"], "--report out.png: write .html (the pictures and the tables) or .svg"),
         (["--workload", "basic", "--case", "A/b"], "--case is for a workload file"),
         (["--context", "kwok"], "--context picks a context of --kubeconfig; give --kubeconfig too"),
+        (["--cpu-profile", "."], "--cpu-profile . is not empty; give a new or empty directory"),
+        (["--cpu-profile", "gpu/kplugin.yaml"], "--cpu-profile gpu/kplugin.yaml is a file; give a new or empty"),
+        (["--cpu-profile", "none/profiles"], "--cpu-profile none/profiles: directory "),
     ],
 )
 def test_bad_input_is_exit_2_and_one_line(
