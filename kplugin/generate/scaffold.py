@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin import __version__
-from kplugin.core import digest, yamlio
+from kplugin.core import digest, golang, yamlio
 from kplugin.generate import apitemplates, chart, sections, stage, templating
 from kplugin.generate.argsinfo import SAMPLE_ARGS_DEFAULTS
 from kplugin.generate.plan import Change, FilePlan
@@ -162,6 +162,7 @@ def _build_facts(spec: ProjectSpec) -> dict[str, Any]:
         "binary": BINARY_IN_IMAGE,
         "user": NONROOT_USER,
         "base_image": DEFAULT_BASE_IMAGE,
+        "gogc": golang.COMPILE_GOGC,  # as kplugin's own go builds
     }
 
 
