@@ -2,8 +2,9 @@
 
 golangci-lint runs in every generated project (its Makefile's ``lint`` target installs
 this version); helm and actionlint check the generated chart and CI workflow in
-kplugin's own CI. All three are installed with ``go install PACKAGE@VERSION`` from the Go
-module proxy (``python -m kplugin.maintainer.tools``), so a machine needs only Go.
+kplugin's own CI, and kwok plays a user's cluster of fake nodes there. All are installed
+with ``go install PACKAGE@VERSION`` from the Go module proxy (``python -m
+kplugin.maintainer.tools``), so a machine needs only Go.
 """
 
 from __future__ import annotations
@@ -45,4 +46,8 @@ CONTROLLER_GEN = GoTool(
     "v0.23.0",
 )
 
-TOOLS = {tool.name: tool for tool in (GOLANGCI_LINT, HELM, ACTIONLINT)}
+# kwok keeps fake nodes Ready and runs the pods bound to them: kplugin's own tests run bench
+# and e2e against a local control plane with it, as a user's kwok cluster would be
+KWOK = GoTool("kwok", "sigs.k8s.io/kwok", "sigs.k8s.io/kwok/cmd/kwok", "v0.8.0")
+
+TOOLS = {tool.name: tool for tool in (GOLANGCI_LINT, HELM, ACTIONLINT, KWOK)}

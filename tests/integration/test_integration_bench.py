@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from support import REPO, Kplugin, sigint_default
 
+from kplugin.maintainer import kwok
 from kplugin.model.points import POINTS
 from kplugin.model.spec import ExtensionPoint
 from kplugin.model.versions import newest_release
@@ -326,12 +327,14 @@ def test_a_cpu_profile_shows_a_score_only_plugins_cost_at_score(
 
 @pytest.fixture(scope="module")
 def plane(sample: Callable[[str], Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A separately started control plane standing in for an existing cluster."""
+    """A separately started control plane standing in for an existing cluster, its fake
+    nodes run by a real kwok controller (kplugin.maintainer.kwok)."""
     from kplugin.kube.controlplane import ControlPlane, apiserver_binary
     from kplugin.model.project import load
 
     apiserver = apiserver_binary(load(sample(OLDEST)), lambda _: None)
-    with ControlPlane(tmp_path_factory.mktemp("cluster"), apiserver, lambda _: None) as started:
+    work = tmp_path_factory.mktemp("cluster")
+    with ControlPlane(work, apiserver, lambda _: None) as started, kwok.controller(started, work):
         yield started
 
 
@@ -358,11 +361,26 @@ def bench(project: Path, kubeconfig: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def test_an_existing_cluster_is_left_as_it_was(cluster: tuple[Any, Path, Path]) -> None:
+    """On a kwok cluster: bench's nodes are kept Ready with their leases renewed and the pods
+    it binds run, as on a user's; afterwards everything it made is gone."""
     api, kubeconfig, project = cluster
     before = {n["metadata"]["name"] for n in api.get("/api/v1/namespaces")["items"]}
     process = bench(project, kubeconfig, "--nodes", "100", "--pods", "100", "--json")
+    ready_nodes, running, leases = 0, 0, set()
+    while process.poll() is None:  # what kwok does while the benchmark runs
+        nodes = api.get(f"/api/v1/nodes?labelSelector={LABEL}")["items"]
+        ready_nodes = max(ready_nodes, sum(kwok.ready(n) for n in nodes))
+        pods = api.get(f"/api/v1/pods?labelSelector={LABEL}")["items"]
+        running = max(running, sum(p.get("status", {}).get("phase") == "Running" for p in pods))
+        names = {n["metadata"]["name"] for n in nodes}
+        for lease in api.get("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")["items"]:
+            if lease["metadata"]["name"] in names and lease["spec"].get("renewTime"):
+                leases.add(lease["metadata"]["name"])
+        time.sleep(0.5)
     stdout, stderr = process.communicate(timeout=600)
     assert process.returncode == 0, stderr
+    assert ready_nodes == 100 and len(leases) == 100, (ready_nodes, len(leases))
+    assert running >= 50, running  # bound pods run (each run's 100 pods are deleted after it)
     runs = json.loads(stdout)["kplugin"]["runs"]
     assert [r["attempts"]["scheduled"] for r in runs] == [100, 100]
     assert labelled(api) == []
@@ -384,7 +402,7 @@ def test_an_interrupted_run_is_cleaned_up_too(cluster: tuple[Any, Path, Path]) -
         pytest.fail("no pods were created within 300s")
     assert labelled(api), "the benchmark's objects exist while it runs"
     node = api.get(f"/api/v1/nodes?labelSelector={LABEL}&limit=1")["items"][0]
-    assert node["metadata"]["annotations"]["kwok.x-k8s.io/node"] == "fake"  # kwok would keep it up
+    assert node["metadata"]["annotations"]["kwok.x-k8s.io/node"] == "fake"  # kwok keeps it up
     assert node["metadata"]["name"].startswith("kplugin-bench-")
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=300)

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from kplugin.e2e import scenario
 from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import controlplane, kinds
 from kplugin.kube.apiclient import Client
+from kplugin.maintainer import kwok
 from kplugin.model.versions import newest_release, resolve
 
 pytestmark = pytest.mark.integration
@@ -73,7 +75,8 @@ def cluster(kplugin: Kplugin, tmp_path: Path) -> Iterator[tuple[Cluster, Path]]:
     apiserver = controlplane.apiserver_binary(load(project), lambda _: None)
     work = tmp_path / "cluster"
     work.mkdir()
-    with controlplane.ControlPlane(work, apiserver, lambda _: None) as plane:
+    # its fake nodes run by a real kwok controller, as a user's kwok cluster's are
+    with controlplane.ControlPlane(work, apiserver, lambda _: None) as plane, kwok.controller(plane, work):
         kubeconfig = plane.kubeconfig()
         made = Cluster(plane, kubeconfig)
         try:
@@ -444,6 +447,16 @@ def test_replay_on_an_existing_cluster(kplugin: Kplugin, cluster: tuple[Cluster,
             if "steps[1] wait 600s" in line:
                 break
         assert nodes_left(c) == ["n1", "n2"], seen
+        # kwok runs the replay's nodes and the pods bound to them, as on a user's kwok cluster
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            nodes = c.client.get("/api/v1/nodes")["items"]
+            bound = [p for p in c.client.get("/api/v1/pods")["items"] if p["spec"].get("nodeName")]
+            if all(kwok.ready(n) for n in nodes) and all(p["status"].get("phase") == "Running" for p in bound):
+                break
+            time.sleep(0.2)
+        assert all(kwok.ready(n) for n in nodes) and bound, (nodes, bound)
+        assert all(p["status"].get("phase") == "Running" for p in bound), bound
         process.send_signal(signal.SIGINT)
         rest = process.stderr.read()
         code = process.wait(timeout=120)
