@@ -27,6 +27,7 @@ from typing import Protocol
 from kplugin.bench.plan import BASELINE, PROJECT
 from kplugin.core import proc, safefs
 from kplugin.core.errors import OperationError, ToolError
+from kplugin.core.varint import uvarint
 from kplugin.model.points import POINTS
 
 ENDPOINT = "/debug/pprof/profile"
@@ -93,28 +94,17 @@ def merge(sources: list[Path], output: Path) -> Path:
 # --- reading profile.proto (gzipped), as much of it as the stacks need ---------------------
 
 
-def _varint(data: bytes, i: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = data[i]
-        i += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, i
-        shift += 7
-
-
 def _fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
     """(field number, wire type, value) of one message."""
     i, end = 0, len(data)
     while i < end:
-        key, i = _varint(data, i)
+        key, i = uvarint(data, i)
         number, wire = key >> 3, key & 7
         value: int | bytes
         if wire == 0:
-            value, i = _varint(data, i)
+            value, i = uvarint(data, i)
         elif wire == 2:
-            length, i = _varint(data, i)
+            length, i = uvarint(data, i)
             value, i = data[i : i + length], i + length
         elif wire in (1, 5):
             size = 8 if wire == 1 else 4
@@ -131,7 +121,7 @@ def _ints(value: int | bytes) -> list[int]:
     else:
         values, i = [], 0
         while i < len(value):
-            v, i = _varint(value, i)
+            v, i = uvarint(value, i)
             values.append(v)
     return [v - (1 << 64) if v >= 1 << 63 else v for v in values]
 

@@ -6,6 +6,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from kplugin.core.varint import uvarint
+
 PT_DYNAMIC = 2
 PT_INTERP = 3
 MACHINES = {0x3E: "amd64", 0xB7: "arm64", 0x03: "386", 0x28: "arm", 0xF3: "riscv64", 0x15: "ppc64le", 0x16: "s390x"}
@@ -68,16 +70,5 @@ def _buildinfo_go_version(data: bytes) -> str | None:
     flags = data[at + 15]
     if not flags & 0x2:  # pre-1.18 pointer layout: not worth supporting here
         return None
-    length, offset = _uvarint(data, at + 32)
+    length, offset = uvarint(data, at + 32)
     return data[offset : offset + length].decode(errors="replace")
-
-
-def _uvarint(data: bytes, offset: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[offset]
-        offset += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, offset
-        shift += 7
