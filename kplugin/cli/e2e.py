@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -145,7 +145,16 @@ Junit = Annotated[
         "a test suite per profile).",
     ),
 ]
-Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing --junit file.")]
+HtmlReport = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write an HTML report, one self-contained file: the summary, each pod's scores per node and "
+        "plugin as a heatmap, its attempts and requeues (with --compare, the differences side by side).",
+        metavar="FILE.html",
+    ),
+]
+Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing --junit or --report file.")]
 
 
 @app.command(epilog=EPILOG)
@@ -167,6 +176,7 @@ def e2e(
     as_json: Json = False,
     scores: ScoresShown = None,
     junit: Junit = None,
+    html: HtmlReport = None,
     force: Force = False,
     template: RetargetTemplate = None,
 ) -> None:
@@ -178,7 +188,9 @@ def e2e(
     from kplugin.kube import controlplane
 
     matcher, cluster_config = _check_options(timeout, verbosity, reschedule, kubeconfig, context)
-    report = _Report(_view(scores), _junit_target(junit, force), str(scenario or "the default scenario"))
+    report = _Report(
+        _view(scores), _junit_target(junit, force), str(scenario or "the default scenario"), _html_target(html, force)
+    )
     pinned, target = load_for_version(path, template, k8s)
     # every input is read and checked before anything is built or started
     loaded = _scenario(target, pinned.root, scenario, reschedule, matcher)
@@ -200,7 +212,7 @@ def e2e(
         _print_comparison(done.inputs, sessions, time.monotonic() - started, as_json, report)
     else:
         outcome = run.outcome_of(done.inputs, *sessions[0], time.monotonic() - started)
-        _print_outcome(outcome, as_json, report, _suite(report, done.inputs, sessions[0][0]))
+        _print_outcome(outcome, as_json, report, _suite(report, done.inputs, sessions[0][0]), pinned.name)
 
 
 def _check_options(
@@ -310,6 +322,7 @@ class _Report:
     view: "ScoreView"
     junit: Path | None
     scenario: str
+    html: Path | None = None  # --report, checked before the run
 
 
 def _view(scores: Scores | None) -> "ScoreView":
@@ -329,6 +342,34 @@ def _junit_target(junit: Path | None, force: bool) -> Path | None:
     from kplugin.core import safefs
 
     return safefs.output_target(junit, "--junit", force=force) if junit is not None else None
+
+
+def _html_target(html: Path | None, force: bool) -> Path | None:
+    """Where --report writes: an .html file, as --junit's are checked."""
+    from kplugin.core import safefs
+    from kplugin.core.errors import UsageError
+
+    if html is None:
+        return None
+    if html.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--report {html}: the report is HTML; name it FILE.html")
+    return safefs.output_target(html, "--report", force=force)
+
+
+def _named(report: _Report) -> str:
+    """The scenario as a page's title names it: its file's name (no directory of the machine)."""
+    return Path(report.scenario).name if report.scenario.endswith((".yaml", ".yml", ".json")) else report.scenario
+
+
+def _write_html(report: _Report, document: dict[str, Any], compare: bool, title: str) -> None:
+    from kplugin.cli.console import say
+    from kplugin.core import safefs
+    from kplugin.e2e import htmlreport
+
+    if report.html is not None:
+        page = htmlreport.render(document, compare=compare, title=title).encode()
+        safefs.write_atomic(report.html, page)
+        say(f"e2e: report written to {report.html} ({len(page) / 1024:,.0f} KiB)")
 
 
 def _write_junit(report: _Report, suites: "list[Suite]") -> None:
@@ -361,7 +402,9 @@ def _print_comparison(
 
     kept = sessions[0][1]
     result = compare.compare(inputs, sessions[0][0], sessions[1][0], seconds)
-    out(json.dumps(compare.as_json(result), indent=2) + "\n" if as_json else compare.text(result, report.view))
+    document = compare.as_json(result)
+    out(json.dumps(document, indent=2) + "\n" if as_json else compare.text(result, report.view))
+    _write_html(report, document, True, f"kplugin e2e: {inputs.project.name}, {_named(report)}, what-if")
     say(
         f"e2e --compare default: {result.changed} difference(s) in {result.seconds}s"
         + (f"; logs kept in {kept}" if kept else "")
@@ -372,16 +415,18 @@ def _print_comparison(
     run.check_expectations(sessions[0][0].placements)
 
 
-def _print_outcome(outcome: "Outcome", as_json: bool, report: _Report, suite: "Suite") -> None:
+def _print_outcome(outcome: "Outcome", as_json: bool, report: _Report, suite: "Suite", project: str) -> None:
     from kplugin.cli.console import out, say
     from kplugin.e2e import run
     from kplugin.e2e.groups import group_line
     from kplugin.e2e.report import placements_text
 
+    document = run.as_json(outcome)
     if as_json:
-        out(json.dumps(run.as_json(outcome), indent=2) + "\n")
+        out(json.dumps(document, indent=2) + "\n")
     else:
         out(placements_text(outcome.placements, report.view))
+    _write_html(report, document, False, f"kplugin e2e: {project}, {_named(report)}")
     for group in outcome.groups:
         say(group_line(group))
     bound = sum(p.node is not None for p in outcome.placements)

@@ -131,11 +131,14 @@ def _taints(target: Cluster, node_path: str) -> list[dict[str, Any]]:
 
 
 def detail_level(scenario: Scenario) -> tuple[str, str]:
-    """(--vmodule, what it shows): scores and queue moves while the log stays small."""
+    """(--vmodule, what it shows): scores and queue moves while the log stays small.
+    Scores are logged for the pods the scheduler places: a snapshot's pods bound already
+    log none, however many they are."""
     pods = sum(1 for _ in scenario.all_pods())
+    placed = sum(1 for pod in scenario.all_pods() if not pod.node_name)
     nodes = len(scenario.nodes) + sum(1 for s in scenario.steps if s.new_node)
     parts, shown = [logs.ATTEMPT_VMODULE], ["attempts"]
-    if pods * nodes <= SCORE_PAIRS:
+    if placed * nodes <= SCORE_PAIRS:
         parts, shown = [logs.SCORE_VMODULE], ["scores", "attempts"]
     if pods <= QUEUE_PODS:
         parts.append(logs.QUEUE_VMODULE)

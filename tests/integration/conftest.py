@@ -13,11 +13,13 @@ at a time. Warm, this is a few seconds of cache hits."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import run_directory
@@ -93,3 +95,39 @@ def _run(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> None:
 def _kubernetes_compiled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     _compile_all(run_directory(tmp_path_factory.getbasetemp()))  # shared by the run's workers
     yield
+
+
+# --- a real browser for the HTML reports (Debian's chromium, driven by Playwright) -------------
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    assert executable, "chromium is missing: make setup installs Debian's"
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Callable[..., Any]]:
+    """A page of ``path`` in a colour scheme; its console errors and uncaught exceptions
+    are collected in ``page.errors``."""
+    pages: list[Any] = []
+
+    def open_(path: Path, scheme: str = "light") -> Any:
+        page = browser.new_page(viewport={"width": 1200, "height": 1400}, color_scheme=scheme)
+        page.errors = []
+        page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page.on("request", lambda r: page.errors.append(f"request {r.url}") if not r.url.startswith("file:") else None)
+        page.goto(path.as_uri())
+        pages.append(page)
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()

@@ -74,7 +74,7 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.parametrize("version", [OLDEST, NEWEST])
 def test_both_profiles_measured_with_the_plugin_at_its_points(
-    kplugin: Kplugin, sample: Callable[[str], Path], tmp_path: Path, scratch: Path, version: str
+    kplugin: Kplugin, sample: Callable[[str], Path], tmp_path: Path, scratch: Path, version: str, open_page: Any
 ) -> None:
     project = sample(version)
     html = tmp_path / "bench.html"
@@ -142,6 +142,16 @@ def test_both_profiles_measured_with_the_plugin_at_its_points(
     top = subprocess.run(["go", "tool", "pprof", "-top", str(profiles / "project.pb.gz")],
                          capture_output=True, text=True, check=True, cwd=tmp_path).stdout  # fmt: skip
     assert "Type: cpu" in top and "kube-scheduler" in top, top
+    # the report in a real browser: no error, its figures are the JSON's
+    page = open_page(html)
+    assert page.errors == [], page.errors
+    shown = {r.locator("td").first.inner_text(): [c.inner_text() for c in r.locator("td").all()[1:]]
+             for r in page.locator("table").first.locator("tbody tr").all()}  # fmt: skip
+    assert shown["throughput average (pods/s)"][:2] == [
+        f"{throughput['baseline']['data']['Average']:,.1f}", f"{throughput['project']['data']['Average']:,.1f}"
+    ]  # fmt: skip
+    assert page.locator("figure.flame svg").count() == 2
+    page.screenshot(path=str(tmp_path / "bench.png"), full_page=True)
     assert list(scratch.iterdir()) == [], "the working directory is removed"
 
 

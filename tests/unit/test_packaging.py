@@ -26,3 +26,4 @@ def test_wheel_ships_templates_and_catalog(tmp_path: Path) -> None:
     for path in templates:
         assert f"kplugin/{path}" in names, path
     assert "kplugin/data/catalog.json" in names
+    assert {"kplugin/data/e2e/report.js", "kplugin/data/e2e/report.css"} <= names  # e2e --report's page

@@ -142,11 +142,13 @@ def inputs() -> Inputs:
 def test_the_report_is_written_before_a_failed_expectation_ends_the_run(tmp_path: Path) -> None:
     target = tmp_path / "e2e.xml"
     session = Session("plugin", "gpu", placements(), CreationTotals(5, 0.5), 2, 0.75, "admin")
-    report = cli._Report(ScoreView(), cli._junit_target(target, force=False), "scenario.yaml")
+    html = cli._html_target(tmp_path / "e2e.html", force=False)
+    report = cli._Report(ScoreView(), cli._junit_target(target, force=False), "scenario.yaml", html)
     suite = cli._suite(report, inputs(), session)
     outcome = Outcome("1.28.3", "gpu", session.placements, 3.0)
     with pytest.raises(OperationError, match="2 pod"):
-        cli._print_outcome(outcome, True, report, suite)
+        cli._print_outcome(outcome, True, report, suite, "gpu")
+    assert (tmp_path / "e2e.html").read_text().startswith("<!DOCTYPE html>")  # the HTML report too
     (written,) = list(junitparser.JUnitXml.fromfile(str(target)))
     assert (written.name, written.tests, written.failures, written.time) == ("e2e gpu: scenario.yaml", 4, 2, 0.75)
     properties = {p.name: p.value for p in written.properties()}
@@ -156,7 +158,7 @@ def test_the_report_is_written_before_a_failed_expectation_ends_the_run(tmp_path
         "profile": "plugin",
         "schedulerName": "gpu",
     }
-    assert [p.name for p in tmp_path.iterdir()] == ["e2e.xml"], "no temporary file is left"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e2e.html", "e2e.xml"], "no temporary file is left"
 
 
 def test_compare_writes_a_suite_per_profile(tmp_path: Path) -> None:

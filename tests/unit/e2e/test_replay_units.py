@@ -163,6 +163,13 @@ def test_log_detail_keeps_the_log_small() -> None:
     )
     big = Scenario(nodes=tuple(Node(f"n{i}") for i in range(5000)), pods=tuple(Pod(f"p{i}") for i in range(50_000)))
     assert replay.detail_level(big) == (logs.ATTEMPT_VMODULE, "attempts")
+    # a snapshot's bound pods log no scores: 500 nodes with 1,500 bound and 500 to place
+    nodes = tuple(Node(f"n{i}") for i in range(500))
+    bound = tuple(Pod(f"b{i}", node_name=f"n{i % 500}") for i in range(1500))
+    snapshot = Scenario(nodes=nodes, pods=(*bound, *(Pod(f"p{i}") for i in range(500))))
+    assert replay.detail_level(snapshot) == (f"{logs.SCORE_VMODULE},{logs.QUEUE_VMODULE}", "scores, attempts, requeues")
+    more = Scenario(nodes=nodes, pods=tuple(Pod(f"p{i}") for i in range(501)))
+    assert replay.detail_level(more) == (f"{logs.ATTEMPT_VMODULE},{logs.QUEUE_VMODULE}", "attempts, requeues")
 
 
 def placement(pod: str, node: str | None, **more: object) -> PodPlacement:

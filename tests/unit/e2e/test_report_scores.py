@@ -163,7 +163,7 @@ def test_golden_report_at_80_columns(capsys: pytest.CaptureFixture[str], monkeyp
     outcome = Outcome("1.28.3", "gpu", placements(), 12.5, created=CreationTotals(9, 0.5), scheduled=4)
     report = cli._Report(cli._view(None), None, "scenario.yaml")
     with pytest.raises(OperationError, match="1 pod"):  # train-4: the report is printed first
-        cli._print_outcome(outcome, False, report, Suite("s", outcome.placements, 0.0))
+        cli._print_outcome(outcome, False, report, Suite("s", outcome.placements, 0.0), "gpu")
     text = capsys.readouterr().out
     check_golden("e2e-report.txt", text)
     assert text.isascii()  # stdout's encoding may be any
