@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import REPO, Kplugin, example_at
@@ -18,7 +19,7 @@ SCENARIO = REPO / "examples" / "rack-gang-scenario.yaml"
 GANG = ("g-1", "g-2", "g-3", "g-4")
 
 
-def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_path: Path) -> None:
+def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_path: Path, open_page: Any) -> None:
     project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
     run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--json")
     assert run.code == 0, run.stderr[-3000:]
@@ -31,7 +32,9 @@ def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_pat
     placed = {p["pod"]: p["node"] for p in result["pods"]}
     assert {placed[pod] for pod in GANG} <= {"a-1", "a-2"}, placed
 
-    run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--compare", "default", "--json")
+    html = tmp_path / "whatif.html"
+    run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--compare", "default", "--json",
+                  "--report", str(html))  # fmt: skip
     assert run.code == 0, run.stderr[-3000:]
     compared = json.loads(run.stdout)
     moved = {m["pod"]: m for m in compared["moved"]}
@@ -43,6 +46,16 @@ def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_pat
     (group,) = compared["groups"]
     assert group["plugin"]["outcome"] == group["default"]["outcome"] == "all", group
     assert group["plugin"]["nodes"] == ["a-1", "a-2"] and "b-1" in group["default"]["nodes"], group
+    # the report of another shape (a placement plugin, a gang), in a real browser: the group
+    # as a group under both profiles, the moved pods
+    page = open_page(html)
+    assert page.errors == [], page.errors
+    row = [c.inner_text() for c in page.locator("#groups tbody tr").first.locator("td").all()]
+    assert row[0] == group["group"] and row[6] == "a-1, a-2" and "b-1" in row[8], row
+    assert page.locator("#changes tbody tr").count() == len(compared["moved"]) + len(
+        compared["becameSchedulable"] + compared["becameUnschedulable"]
+    )
+    page.screenshot(path=str(tmp_path / "whatif.png"), full_page=True)
 
 
 def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugin: Kplugin, tmp_path: Path) -> None:
