@@ -40,6 +40,8 @@ EPILOG = """Examples:
   kplugin e2e gpu-aware -s big.json --compare default --kubeconfig kwok.yaml   # an existing (kwok) cluster
 
   kplugin e2e gpu-aware -s scenario.yaml --junit e2e.xml --scores all   # a test report for CI
+
+  kplugin e2e gpu-aware -s snapshot.json --compare default --report whatif.html   # a page to open
 """
 
 
