@@ -14,9 +14,8 @@ profile.
 from __future__ import annotations
 
 import gzip
-import shutil
 import threading
-import urllib.error
+import zlib
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -57,11 +56,11 @@ class Recorder:
         while not self._stopping.is_set():
             try:
                 data = self.scheduler.fetch(f"{ENDPOINT}?seconds={CHUNK_SECONDS}", timeout=CHUNK_SECONDS + 30)
-            except (OSError, urllib.error.URLError) as err:
+                chunk = self.directory / f"{self.stem}-{len(self.chunks):04d}.pb.gz"
+                chunk.write_bytes(data)
+            except Exception as err:  # any failure ends the recording and is told by check()
                 self.error = err
                 return
-            chunk = self.directory / f"{self.stem}-{len(self.chunks):04d}.pb.gz"
-            chunk.write_bytes(data)
             self.chunks.append(chunk)
 
     def stop(self) -> list[Path]:
@@ -136,7 +135,7 @@ def read(path: Path) -> Stacks:
         raw = path.read_bytes()
         data = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
         return _stacks(data)
-    except (OSError, ValueError, IndexError, EOFError, gzip.BadGzipFile) as err:
+    except (OSError, ValueError, IndexError, EOFError, zlib.error) as err:  # BadGzipFile is an OSError
         raise OperationError(f"{path}: not a CPU profile pprof wrote ({err})") from None
 
 
@@ -211,11 +210,16 @@ def owns(module: str, function: str) -> bool:
 
 
 def method_name(function: str) -> str:
-    """'example.com/gpu/pkg/gpu.(*Gpu).Filter.func1' -> 'Filter'; a plain function's own name."""
+    """'example.com/gpu/pkg/gpu.(*Gpu).Filter.func1' -> 'Filter'; a value receiver's
+    'pkg.Gpu.Score' and a method value's '(*Gpu).Filter-fm' alike; a plain function's own
+    name."""
     local = function.rsplit("/", 1)[-1].split(".", 1)[-1]  # after the package
     if local.startswith("("):
         local = local.split(").", 1)[-1]
-    return local.split(".", 1)[0]
+    parts = [part.removesuffix("-fm") for part in local.split(".")]
+    if parts[0] not in METHOD_POINTS and len(parts) > 1 and parts[1] in METHOD_POINTS:
+        return parts[1]  # T.Method: a method of a value receiver
+    return parts[0]
 
 
 @dataclass(frozen=True)
@@ -262,20 +266,22 @@ class CpuProfile:
     shares: Shares
 
 
-def collect(recorded: list[tuple[str, Path]], target: Path, module: str) -> tuple[CpuProfile, ...]:
-    """Each profile kind's runs (``(kind, run's profile)``, in run order) merged into one
-    profile and read; the runs' and the merged files put in ``target`` (new or empty) all
-    at once, or none of them."""
+Recorded = tuple[str, int, tuple[Path, ...]]  # a run's: its profile kind, its number, its chunks
+
+
+def collect(recorded: list[Recorded], target: Path, module: str) -> tuple[CpuProfile, ...]:
+    """The runs' chunks (``(kind, run number, chunks)``, in run order) merged into one
+    profile per run and one per profile kind, and read; all of them put in ``target`` (new
+    or empty) at once, or none of them."""
     stage = safefs.make_stage(target.parent, target.name)
     made: list[CpuProfile] = []
     try:
         for kind in (BASELINE, PROJECT):
-            own = [path for k, path in recorded if k == kind]
+            runs_of_kind = [(n, chunks) for k, n, chunks in recorded if k == kind and chunks]
+            own = [merge(list(chunks), stage / f"run-{n}-{kind}.pb.gz") for n, chunks in runs_of_kind]
             if not own:
                 continue
-            for path in own:
-                shutil.copyfile(path, stage / path.name)
-            merged = merge([stage / path.name for path in own], stage / f"{kind}.pb.gz")
+            merged = merge(own, stage / f"{kind}.pb.gz")
             stacks = read(merged)
             runs = tuple(target / path.name for path in own)
             made.append(CpuProfile(kind, target / merged.name, runs, stacks, shares(stacks, module)))

@@ -59,7 +59,7 @@ class RunResult:
     load_average: tuple[float, float] = (0.0, 0.0)  # the machine's 1-minute load at the start and end
     # scheduler_batch_attempts_total by result (1.35 and later; empty where the scheduler has none)
     batch: dict[str, float] = field(default_factory=dict)
-    cpu_profile: Path | None = None  # the measured phase's, merged (bench's work directory)
+    cpu_chunks: tuple[Path, ...] = ()  # the measured phase's CPU profile, as recorded (bench's work directory)
 
 
 @dataclass(frozen=True)

@@ -232,6 +232,13 @@ class WorkloadRun:
                 raise self.stalled(0, waiting)
             time.sleep(0.2)
 
+    def _recorder(self) -> cpuprofile.Recorder | None:
+        """The measured phase's CPU profile, recording (None: not asked for)."""
+        if self.profile_dir is None:
+            return None
+        stem = f"run-{self.number}-{self.profile.kind}"
+        return cpuprofile.Recorder(self.scheduler, self.profile_dir, stem).start()
+
     def measure(self, op: CreatePods) -> None:
         """The measured createPods: collectors start before its pods are created and stop
         when the last one is bound (scheduler_perf's collectMetrics)."""
@@ -244,53 +251,52 @@ class WorkloadRun:
         sampler = metrics.ThroughputSampler()
         namespace = self.cluster.namespace(op.namespace)
         self.reporter.bar(f"{self.label}: measuring {op.count} pods ({namespace})", op.count)
-        recorder = None
-        if self.profile_dir is not None:
-            stem = f"run-{self.number}-{self.profile.kind}"
-            recorder = cpuprofile.Recorder(scheduler, self.profile_dir, stem).start()
-        creation = self._creation(op).start()
-        queue_ticks = dry_ticks = 0
-        min_active: float | None = None
-        min_backlog: int | None = None
-        next_tick = time.monotonic() + 1.0
-        last, last_change = 0, time.monotonic()
-        try:
-            while True:
-                self.check()
-                creation.check()
-                now = time.monotonic()
-                bound = self.bound(op.index)
-                creating = not creation.done
-                if creating and bound > 0:
-                    backlog = creation.created - bound
-                    min_backlog = backlog if min_backlog is None else min(min_backlog, backlog)
-                if now >= next_tick:
-                    sampler.tick(now, bound)
-                    while next_tick <= now:
-                        next_tick += 1.0
+        recorder = self._recorder()
+        try:  # the recorder stops however the phase ends (after the CPU is read: not its wait)
+            creation = self._creation(op).start()
+            queue_ticks = dry_ticks = 0
+            min_active: float | None = None
+            min_backlog: int | None = None
+            next_tick = time.monotonic() + 1.0
+            last, last_change = 0, time.monotonic()
+            try:
+                while True:
+                    self.check()
+                    creation.check()
+                    now = time.monotonic()
+                    bound = self.bound(op.index)
+                    creating = not creation.done
                     if creating and bound > 0:
-                        samples = scheduler.scrape(("scheduler_pending_pods",))
-                        active = metrics.value(samples, "scheduler_pending_pods", {"queue": "active"})
-                        queue_ticks += 1
-                        dry_ticks += active == 0
-                        min_active = active if min_active is None else min(min_active, active)
-                self.reporter.advance(bound)
-                if bound >= op.count:
-                    break
-                if bound != last:
-                    last, last_change = bound, now
-                elif now - last_change > settings.stall_timeout:
-                    raise self.stalled(bound, op.count)
-                time.sleep(max(0.0, min(0.25, next_tick - time.monotonic())))
-            stats = creation.wait()
+                        backlog = creation.created - bound
+                        min_backlog = backlog if min_backlog is None else min(min_backlog, backlog)
+                    if now >= next_tick:
+                        sampler.tick(now, bound)
+                        while next_tick <= now:
+                            next_tick += 1.0
+                        if creating and bound > 0:
+                            samples = scheduler.scrape(("scheduler_pending_pods",))
+                            active = metrics.value(samples, "scheduler_pending_pods", {"queue": "active"})
+                            queue_ticks += 1
+                            dry_ticks += active == 0
+                            min_active = active if min_active is None else min(min_active, active)
+                    self.reporter.advance(bound)
+                    if bound >= op.count:
+                        break
+                    if bound != last:
+                        last, last_change = bound, now
+                    elif now - last_change > settings.stall_timeout:
+                        raise self.stalled(bound, op.count)
+                    time.sleep(max(0.0, min(0.25, next_tick - time.monotonic())))
+                stats = creation.wait()
+            finally:
+                creation.stop()
+            cpu1, own1 = cpu_seconds(scheduler.pid), own_cpu()
+            api1 = cpu_seconds(self.apiserver_pid) if self.apiserver_pid else None
         finally:
-            creation.stop()
             if recorder is not None:
                 self.profile_chunks = recorder.stop()
         if recorder is not None:
             recorder.check()
-        cpu1, own1 = cpu_seconds(scheduler.pid), own_cpu()
-        api1 = cpu_seconds(self.apiserver_pid) if self.apiserver_pid else None
         self.reporter.finish()
         binds = self.watch.bind_times(str(op.index))
         seconds = (max(binds) - stats.started) if binds else 0.0

@@ -386,9 +386,10 @@ def profile_rows(outcome: BenchOutcome) -> list[tuple[str, str, str]]:
         base, proj = (("-" if s is None else pick(s)) for s in kinds)
         return label, base, proj
 
+    per_pod = [_per_pod(outcome, kind, by_kind.get(kind)) for kind in (BASELINE, PROJECT)]
     table = [
         row("CPU sampled (s)", lambda s: f"{s.total / 1e9:.2f}"),
-        row("CPU sampled per measured pod (ms)", lambda s: _per_pod(outcome, s)),
+        ("CPU sampled per measured pod (ms)", per_pod[0], per_pod[1]),
         row("Go garbage collector, background (s)", lambda s: f"{s.gc / 1e9:.2f}"),
         row("the project's packages, cumulative", lambda s: _share(s.cumulative, s.total)),
         row("the project's packages, flat", lambda s: _share(s.flat, s.total)),
@@ -402,10 +403,9 @@ def profile_rows(outcome: BenchOutcome) -> list[tuple[str, str, str]]:
     return table
 
 
-def _per_pod(outcome: BenchOutcome, shares: Shares) -> str:
-    kind = next(p.kind for p in outcome.cpu_profiles if p.shares is shares)
+def _per_pod(outcome: BenchOutcome, kind: str, shares: Shares | None) -> str:
     pods = sum(r.measured_pods for r in outcome.runs if r.profile == kind)
-    return f"{shares.total / 1e6 / pods:.2f}" if pods else "-"
+    return f"{shares.total / 1e6 / pods:.2f}" if pods and shares is not None else "-"
 
 
 def profiles_json(outcome: BenchOutcome) -> dict[str, Any]:

@@ -366,11 +366,18 @@ def _print(
     for notice in outcome.notices:
         note(notice)
     if outcome.cpu_profiles:
-        files = {p.kind: p.path for p in outcome.cpu_profiles}
-        say(
-            f"  CPU profiles written to {next(iter(files.values())).parent}; compare them with: go tool pprof "
-            f"-http=localhost:0 -diff_base {files.get('baseline')} {files.get('project')}"
+        import shlex
+
+        from kplugin.bench.plan import BASELINE, PROJECT
+
+        files = {p.kind: shlex.quote(str(p.path)) for p in outcome.cpu_profiles}
+        where = outcome.cpu_profiles[0].path.parent
+        compare = (
+            f"; compare them with: go tool pprof -http=localhost:0 -diff_base {files[BASELINE]} {files[PROJECT]}"
+            if BASELINE in files and PROJECT in files
+            else ""
         )
+        say(f"  CPU profiles written to {where}{compare}")
     say(
         f"bench: throughput ratio project/baseline {ratio:.2f}, scheduler CPU per pod ratio "
         f"{results.cpu_ratio(outcome):.2f} in {outcome.seconds:.0f}s"

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from kplugin.core.errors import OperationError
 from kplugin.kube.cluster import KWOK_ANNOTATIONS
 from kplugin.kube.controlplane import ControlPlane, Process, free_ports
 from kplugin.maintainer import tools
@@ -62,10 +63,11 @@ def controller(plane: ControlPlane, work: Path) -> Iterator[Process]:
     process = Process("kwok", command, work / "kwok.log")
     try:
         deadline = time.monotonic() + 60
-        while "Starting" not in "\n".join(process.tail(200)) and time.monotonic() < deadline:
+        while "Starting" not in "\n".join(process.tail(200)):
             process.check()
+            if time.monotonic() > deadline:
+                raise OperationError("kwok did not start within 60s; the end of its log:", details=process.tail())
             time.sleep(0.2)
-        process.check()
         yield process
     finally:
         process.stop()

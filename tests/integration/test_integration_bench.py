@@ -377,7 +377,8 @@ def test_an_existing_cluster_is_left_as_it_was(cluster: tuple[Any, Path, Path]) 
     before = {n["metadata"]["name"] for n in api.get("/api/v1/namespaces")["items"]}
     process = bench(project, kubeconfig, "--nodes", "100", "--pods", "100", "--json")
     ready_nodes, running, leases = 0, 0, set()
-    while process.poll() is None:  # what kwok does while the benchmark runs
+    deadline = time.monotonic() + 600  # its output (small: a 100-node run's JSON) waits in the pipes
+    while process.poll() is None and time.monotonic() < deadline:  # what kwok does while the benchmark runs
         nodes = api.get(f"/api/v1/nodes?labelSelector={LABEL}")["items"]
         ready_nodes = max(ready_nodes, sum(kwok.ready(n) for n in nodes))
         pods = api.get(f"/api/v1/pods?labelSelector={LABEL}")["items"]

@@ -50,7 +50,7 @@ function table(id, caption, headers, rows, onPick) {
       const [i, up] = order;
       const key = (r) => (r[i].sort !== undefined ? r[i].sort : r[i].text);
       shown.sort((a, b) => { const x = key(a), y = key(b);
-        const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+        const c = typeof x === "number" && typeof y === "number" ? x - y : String(x ?? "").localeCompare(String(y ?? ""), undefined, {numeric: true});
         return up ? c : -c; });
     }
     body.replaceChildren();
@@ -103,19 +103,22 @@ function heatmap(p, label) {
   tbl.append(body);
   box.append(tbl, el("p", {class: "muted"}, "colour: each column's lowest ", el("span", {class: "legend", role: "img",
     "aria-label": "lighter is lower, darker is higher"}), " highest; the numbers are the scores"
-    + (s.more ? `; ${s.more} more node(s) scored (--json has them)` : "")));
+    + (s.more ? `; ${s.more} more node(s) scored (the JSON document has them all)` : "")));
   return box;
 }
 
+// The pod's attempts and the events that requeued it, in the order the log has them: each
+// requeue followed an attempt that did not bind it (the log keeps no times for them).
 function timeline(p) {
+  const requeue = (r) => el("li", {class: "requeue", text: `requeued by ${r.event} → ${r.queue}` + (r.hint ? ` (${r.hint})` : "")});
   const steps = [];
-  for (let i = 1; i <= Math.max(p.attempts, 1); i++) {
+  if (p.boundBefore) steps.push(el("li", {text: "bound before the replay"}));
+  for (let i = 1; i <= p.attempts; i++) {
     steps.push(el("li", {class: "attempt", text: `attempt ${i}`}));
-    const r = p.requeues[i - 1];
-    if (r) steps.push(el("li", {class: "requeue", text: `requeued by ${r.event} → ${r.queue}` + (r.hint ? ` (${r.hint})` : "")}));
+    if (p.requeues[i - 1]) steps.push(requeue(p.requeues[i - 1]));
   }
-  for (const r of p.requeues.slice(Math.max(p.attempts, 1))) steps.push(el("li", {class: "requeue", text: `requeued by ${r.event} → ${r.queue}`}));
-  steps.push(el("li", {class: p.node ? "good" : "bad", text: p.node ? `bound to ${p.node}` : p.where}));
+  for (const r of p.requeues.slice(p.attempts)) steps.push(requeue(r));
+  if (!p.boundBefore || !p.node) steps.push(el("li", {class: p.node ? "good" : "bad", text: p.node ? `bound to ${p.node}` : p.where}));
   return el("ol", {class: "timeline", "aria-label": "attempts and requeues in order"}, ...steps);
 }
 
@@ -150,7 +153,11 @@ if (D.kind === "replay") {
       ["pod", "where", "as expected", "attempts", "requeues", "why not"], D.pods.map(podRow),
       (p) => detail.replaceChildren(details(p, ""))), detail);
   const first = D.pods.find((p) => p.scores.rows.length) || D.pods[0];
-  if (first) detail.append(details(first, ""));
+  if (first) {
+    detail.append(details(first, ""));
+    const row = document.querySelectorAll("#pods tbody tr")[D.pods.indexOf(first)];
+    if (row) row.setAttribute("aria-selected", "true");
+  }
 } else {
   const rows = D.changes.map((c) => { const r = [{text: c.pod}, {text: c.change}, {text: c.plugin.where},
     {text: c.default.where}]; r.item = c; return r; });
@@ -174,9 +181,9 @@ if (D.kind === "replay") {
 }
 if (D.groups.length) {
   const g = D.kind === "compare" ? D.groups.map((x) => ({...x.plugin, default: x.default})) : D.groups;
-  content.append(el("h2", {text: "Pod groups"}), table("groups", "pod groups (all or nothing)",
+  content.append(el("h2", {text: "Pod groups"}), table("groups", "pod groups",
     ["group", "gang minimum", "pods", "bound", "outcome", "attempts", "nodes"].concat(D.kind === "compare" ? ["default: bound", "default: nodes"] : []),
     g.map((x) => [{text: x.group}, {text: x.minCount, cls: "num"}, {text: x.pods, cls: "num"}, {text: x.bound, cls: "num"},
-      {text: x.outcome + (x.placed ? "" : " (held back)")}, {text: x.attempts, cls: "num"}, {text: x.nodes.join(", ")}]
+      {text: x.outcome + (x.placed || x.bound ? "" : " (held back)")}, {text: x.attempts, cls: "num"}, {text: x.nodes.join(", ")}]
       .concat(x.default ? [{text: x.default.bound, cls: "num"}, {text: x.default.nodes.join(", ")}] : []))));
 }

@@ -100,9 +100,10 @@ def test_stacks_are_read_outermost_first_with_inlined_calls_as_frames(tmp_path: 
 
 def test_a_file_that_is_no_cpu_profile_is_one_error(tmp_path: Path) -> None:
     path = tmp_path / "p.pb.gz"
-    path.write_bytes(b"\x1f\x8bnot gzip")
-    with pytest.raises(OperationError, match="not a CPU profile pprof wrote"):
-        cpuprofile.read(path)
+    for broken in (b"\x1f\x8bnot gzip", gzip.compress(b"x" * 100)[:12] + b"\xff" * 30, b"\x0a\xff"):
+        path.write_bytes(broken)  # no gzip, a gzip body cut and damaged (zlib's error), a cut message
+        with pytest.raises(OperationError, match="not a CPU profile pprof wrote"):
+            cpuprofile.read(path)
     heap = profile_bytes([([["main.main"]], 1)]).replace(b"cpu", b"mem")
     path.write_bytes(heap)
     with pytest.raises(OperationError, match="no cpu samples"):
@@ -112,7 +113,9 @@ def test_a_file_that_is_no_cpu_profile_is_one_error(tmp_path: Path) -> None:
 def test_method_names_and_the_modules_own_packages() -> None:
     assert method_name(FILTER) == "Filter"
     assert method_name(f"{MODULE}/pkg/gpu.(*Gpu).Score.func1") == "Score"
-    assert method_name(f"{MODULE}/internal/fw.adapter.NormalizeScore") == "adapter"
+    assert method_name(f"{MODULE}/internal/fw.adapter.NormalizeScore") == "NormalizeScore"  # a value receiver
+    assert method_name(f"{MODULE}/pkg/gpu.(*Gpu).Filter-fm") == "Filter"  # a method value
+    assert method_name(f"{MODULE}/pkg/gpu.demand.func2") == "demand"
     assert method_name(f"{MODULE}/pkg/gpu.isSchedulableAfterNodeChange") == "isSchedulableAfterNodeChange"
     assert owns(MODULE, FILTER) and owns(MODULE, f"{MODULE}.init")
     assert not owns(MODULE, "example.com/gpu-extra/pkg.F") and not owns(MODULE, RUN_FILTER)
@@ -155,14 +158,29 @@ def test_the_flame_graph_draws_wide_frames_in_their_family_colour() -> None:
         (SCHEDULE, RUN_FILTER, FILTER, DEMAND): 600,
         (SCHEDULE, "runtime.mallocgc"): 399,
         (SCHEDULE, "k8s.io/narrow.<b>"): 1,  # 0.1%: left out
+        (SCHEDULE, "k8s.io/wide.F[go.shape.<a&b>]"): 200,  # wide, with markup in its name
     }
     svg = cpuprofile.flame_svg(_profile(stacks), MODULE, "project & co")
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert svg == cpuprofile.flame_svg(_profile(dict(reversed(stacks.items()))), MODULE, "project & co")
     assert "project &amp; co" in svg
-    assert f"<title>{DEMAND} 0.000s 60.0%</title>" in svg
+    assert f"<title>{DEMAND} 0.000s 50.0%</title>" in svg
     assert "narrow" not in svg
+    assert "F[go.shape.&lt;a&amp;b&gt;]" in svg and "<a&b>" not in svg
     project, scheduler, runtime = (cpuprofile.FLAME_COLORS[k] for k in ("project", "scheduler", "runtime"))
     assert svg.count(f'fill="{project}"') == 2 + 1  # Filter, demand and the legend
     assert svg.count(f'fill="{scheduler}"') == 2 + 1  # scheduleOne, runFilterPlugin and the legend
     assert svg.count(f'fill="{runtime}"') == 1 + 1
+    assert svg.count(f'fill="{cpuprofile.FLAME_COLORS["other"]}"') == 1 + 1  # k8s.io/wide
+
+
+@pytest.mark.integration  # go tool pprof (built on a cold Go cache's first use)
+def test_profiles_that_cannot_be_merged_leave_nothing_behind(tmp_path: Path) -> None:
+    """A chunk go tool pprof cannot read: one error (run.run makes it a notice and keeps
+    the benchmark's figures), and neither the directory nor its stage is left."""
+    chunk = tmp_path / "run-1-project-0000.pb.gz"
+    chunk.write_bytes(b"not a profile")
+    target = tmp_path / "profiles"
+    with pytest.raises(OperationError, match="merging CPU profiles"):
+        cpuprofile.collect([("project", 1, (chunk,))], target, MODULE)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [chunk.name]
