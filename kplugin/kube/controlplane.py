@@ -12,6 +12,7 @@ directory; ``stop`` ends every process it started.
 from __future__ import annotations
 
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -39,13 +40,41 @@ _RBAC_PATHS = {
 }
 
 
-def free_ports(count: int) -> list[int]:
-    """``count`` distinct free loopback ports (all held open while they are picked, so
-    the kernel cannot hand out one twice)."""
-    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+# Ports picked below the kernel's ephemeral range: a port from that range, free when picked,
+# can be handed to any outgoing connection before the component listens on it (a CI run
+# lost kube-apiserver's that way); below it, only another listener can take it.
+LISTEN_FLOOR = 20_000
+
+
+def _ephemeral_start() -> int:
     try:
-        for sock in sockets:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32_768
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports, below the ephemeral range where it leaves
+    room (all held open while they are picked, so none is picked twice), else any the
+    kernel gives."""
+    sockets: list[socket.socket] = []
+    top = _ephemeral_start()
+    candidates = random.sample(range(LISTEN_FLOOR, top), min(64, top - LISTEN_FLOOR)) if top > LISTEN_FLOOR else []
+    try:
+        for port in candidates:
+            if len(sockets) == count:
+                break
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                sock.close()
+                continue
+            sockets.append(sock)
+        while len(sockets) < count:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
         return [int(sock.getsockname()[1]) for sock in sockets]
     finally:
         for sock in sockets:
