@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
-
-import pytest
-from support import Kplugin
 
 from kplugin.e2e import htmlreport
 from kplugin.e2e.htmlreport import REPORT_NODES, page_data, rejections, render
@@ -85,24 +81,3 @@ def test_a_comparison_carries_both_profiles_of_each_change() -> None:
     assert data["nodeUse"] == document["nodeUse"] and data["preempted"]["default"][0]["pod"] == "v"
     assert "<!DOCTYPE html>" in render(document, compare=True, title="what-if")
     assert data["pageRows"] == htmlreport.PAGE_ROWS
-
-
-@pytest.mark.parametrize(
-    ("where", "needle"),
-    [
-        ("report.png", "the report is HTML; name it FILE.html"),
-        ("dir.html", "is a directory; kplugin only writes regular files"),
-        ("missing/report.html", "does not exist"),
-        ("exists.html", "exists; pass --force to overwrite it"),
-    ],
-)
-def test_a_bad_report_path_is_a_usage_error_before_anything_runs(
-    kplugin: Kplugin, tmp_path: Path, where: str, needle: str
-) -> None:
-    (tmp_path / "dir.html").mkdir()
-    (tmp_path / "exists.html").write_text("old")
-    run = kplugin("e2e", str(tmp_path / "no-project"), "--report", str(tmp_path / where))
-    assert run.code == 2, run.stderr
-    (line,) = run.stderr.splitlines()
-    assert line.startswith(f"kplugin: error: --report {tmp_path / where}") and needle in line, line
-    assert (tmp_path / "exists.html").read_text() == "old"

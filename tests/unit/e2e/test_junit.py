@@ -105,23 +105,36 @@ def test_the_scores_in_a_failure_follow_the_view(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("where", "needle"),
+    ("option", "where", "needle"),
     [
-        ("dir", "is a directory; kplugin only writes regular files"),
-        ("missing/report.xml", "does not exist"),
-        ("exists.xml", "exists; pass --force to overwrite it"),
+        ("--junit", "dir", "is a directory; kplugin only writes regular files"),
+        ("--junit", "missing/report.xml", "does not exist"),
+        ("--junit", "exists.xml", "exists; pass --force to overwrite it"),
+        ("--report", "report.png", "the report is HTML; name it FILE.html"),
+        ("--report", "dir", "is a directory; kplugin only writes regular files"),
+        ("--report", "missing/report.html", "does not exist"),
+        ("--report", "exists.xml", "exists; pass --force to overwrite it"),
     ],
 )
-def test_a_bad_junit_path_is_a_usage_error_before_anything_runs(
-    kplugin: Kplugin, tmp_path: Path, where: str, needle: str
+def test_a_bad_output_path_is_a_usage_error_before_anything_runs(
+    kplugin: Kplugin, tmp_path: Path, option: str, where: str, needle: str
 ) -> None:
+    """--junit and --report (e2e's two files) are checked alike, before anything runs."""
     (tmp_path / "dir").mkdir()
     (tmp_path / "exists.xml").write_text("old")
-    run = kplugin("e2e", str(tmp_path / "no-project"), "--junit", str(tmp_path / where))
+    target = tmp_path / where
+    if option == "--report" and where == "dir":
+        target = tmp_path / "dir.html"
+        target.mkdir()
+    if option == "--report" and where == "exists.xml":
+        target = tmp_path / "exists.html"
+        target.write_text("old")
+    run = kplugin("e2e", str(tmp_path / "no-project"), option, str(target))
     assert run.code == 2, run.stderr
     (line,) = run.stderr.splitlines()
-    assert line.startswith(f"kplugin: error: --junit {tmp_path / where}") and needle in line, line
+    assert line.startswith(f"kplugin: error: {option} {target}") and needle in line, line
     assert (tmp_path / "exists.xml").read_text() == "old"
+    assert not target.is_file() or target.read_text() == "old"
 
 
 def test_force_lets_junit_replace_a_file(kplugin: Kplugin, tmp_path: Path) -> None:
