@@ -151,13 +151,13 @@ def add_extension_points(
     plugin = next((p for p in project.plugins if p.name == name), None)
     if plugin is None:
         raise UsageError(f"plugin {name!r} is not in this project ({', '.join(p.name for p in project.plugins)})")
-    added = parse_extension_points(extension_points, "POINT")
-    require_available(added, project.target, "POINT")
+    added = parse_extension_points(extension_points, "POINTS")
+    require_available(added, project.target, "POINTS")
     already = [str(p) for p in added if plugin.has(p)]
     if already:
         raise UsageError(f"{name} is already at {', '.join(already)}; kplugin.yaml lists its extension points")
     points = tuple(p for p in ExtensionPoint if plugin.has(p) or p in added)
-    parse_extension_points(",".join(points), "POINT")  # e.g. enqueueextensions needs a point that rejects
+    parse_extension_points(",".join(points), "POINTS")  # e.g. enqueueextensions needs a point that rejects
     _one_queue_sort(project, name, points)
     updated = replace(plugin, extension_points=points)
     spec = project.spec(plugins=tuple(updated if p.name == name else p for p in project.plugins))

@@ -102,7 +102,9 @@ PLUGIN_GO: tuple[tuple[str, Rule], ...] = (
     point(E.BIND),
     point(E.POST_BIND),
     point(E.PLACEMENT_GENERATE),
+    point(E.PLACEMENT_FEASIBLE),
     point(E.PLACEMENT_SCORE),
+    point(E.POD_GROUP_POST_FILTER),
     point(E.ENQUEUE_EXTENSIONS),
     ("sign", lambda s: s.signs),
     # the hints of EventsToRegister count requests too
@@ -121,7 +123,9 @@ PLUGIN_TEST_GO: tuple[tuple[str, Rule], ...] = (
     ("bindingcycle", tested_in("bindingcycle")),
     point(E.QUEUE_SORT),
     point(E.PLACEMENT_GENERATE),
+    point(E.PLACEMENT_FEASIBLE),
     point(E.PLACEMENT_SCORE),
+    point(E.POD_GROUP_POST_FILTER),
     point(E.ENQUEUE_EXTENSIONS),
     ("sign", lambda s: s.signs),
 )
@@ -151,7 +155,7 @@ def native_helpers(shape: Shape) -> list[str]:
         helpers += ["LookupNode"]
     if shape.plugin.has(E.ENQUEUE_EXTENSIONS):
         helpers += ["NodeChange", "PodChange"]
-    if shape.plugin.has(E.PLACEMENT_GENERATE):
+    if shape.has(E.PLACEMENT_GENERATE, E.POD_GROUP_POST_FILTER):
         helpers += ["PodGroupPods"]
     if (shape.plugin.has(E.ENQUEUE_EXTENSIONS) and shape.plugin.args) and not shape.uses_demand:
         helpers += ["PodRequests"]

@@ -41,7 +41,7 @@ EXAMPLES: dict[str, dict[str, str | bool]] = {
         "k8s": "1.37.2",
         "module": "example.com/rack-gang",
         "plugin": "RackGang",
-        "extension_points": "placementgenerate,placementscore",
+        "extension_points": "placementgenerate,placementscore,podgrouppostfilter",
         "own_code": False,
     },
     "team-quota": {  # a plugin with an API of its own: config/crd/, config/rbac/rules.yaml

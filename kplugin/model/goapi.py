@@ -99,6 +99,19 @@ _POD_GROUP_TYPES = (
     "PlacementGeneratePlugin",
     "PlacementScorePlugin",
 )
+# The pod-group points later minors added, and the types their signatures spell: only from
+# the minor whose pod-group API (the catalog's pod_groups fact) came with them.
+_LATER_POD_GROUP_TYPES: dict[PodGroups, tuple[str, ...]] = {
+    # PodGroupPostFilter (1.37 on)
+    PodGroups.V1BETA1: (
+        "PodGroupPostFilterPlugin",
+        "PodGroupPostFilterResult",
+        "PodGroupSchedulingFunc",
+        "NominatingInfo",
+    ),
+    # PlacementFeasible (1.38 on)
+    PodGroups.GENERIC: ("PlacementFeasiblePlugin", "PlacementProgress"),
+}
 # Data types whose name changed between minors without a catalog fact of their own: each is
 # tied to the fact that changed in the same minor (both read in that minor's sources), as
 # name -> (fact, {the fact's value: the type's name}). A fact value without a name fails
@@ -165,6 +178,10 @@ def native_names(facts: ApiFacts) -> dict[str, str]:
         # what ScorePlacement gets: its group's cycle state (1.36), a placement's (1.37 on)
         state = "PodGroupCycleState" if facts.pod_groups is PodGroups.V1ALPHA2 else "PlacementCycleState"
         names["PlacementState"] = f"fwk.{state}"
+        levels = list(PodGroups)
+        for since, later in _LATER_POD_GROUP_TYPES.items():
+            if levels.index(facts.pod_groups) >= levels.index(since):
+                names.update({name: f"fwk.{name}" for name in later})
     # Native code calls package-local helpers (rendered into plugin.go with native bodies).
     names.update({helper: helper[0].lower() + helper[1:] for helper in HELPERS})
     return names
@@ -190,6 +207,7 @@ def layer_names() -> dict[str, str]:
         "SignFragment",
         "SignPlugin",
         *_POD_GROUP_TYPES,
+        *(name for later in _LATER_POD_GROUP_TYPES.values() for name in later),
         "PlacementState",
     )
     return {name: f"fw.{name}" for name in every}

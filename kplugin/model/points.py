@@ -41,7 +41,9 @@ class ExtensionPoint(enum.StrEnum):
     POST_BIND = "postbind"
     # a pod group's cycle (workload-aware scheduling, 1.36 on)
     PLACEMENT_GENERATE = "placementgenerate"
+    PLACEMENT_FEASIBLE = "placementfeasible"
     PLACEMENT_SCORE = "placementscore"
+    POD_GROUP_POST_FILTER = "podgrouppostfilter"
     ENQUEUE_EXTENSIONS = "enqueueextensions"
 
     @property
@@ -285,6 +287,17 @@ POINTS: dict[ExtensionPoint, Point] = {
         first="1.36",
         gates=GATES_PLACEMENT,
     ),
+    _E.PLACEMENT_FEASIBLE: Point(
+        config="placementFeasible",
+        interface="PlacementFeasiblePlugin",
+        methods=(Method("PlacementFeasible"),),
+        metrics=("PlacementFeasible",),
+        help="decide, pod by pod, whether a placement can still take the pod group",
+        section="placementfeasible",
+        parts=(*_OWN, *_STUBS),
+        first="1.38",
+        gates=(GENERIC_WORKLOAD,),
+    ),
     _E.PLACEMENT_SCORE: Point(
         config="placementScore",
         interface="PlacementScorePlugin",
@@ -297,6 +310,17 @@ POINTS: dict[ExtensionPoint, Point] = {
         first="1.36",
         weighted=True,
         gates=GATES_PLACEMENT,
+    ),
+    _E.POD_GROUP_POST_FILTER: Point(
+        config="podGroupPostFilter",
+        interface="PodGroupPostFilterPlugin",
+        methods=(Method("PodGroupPostFilter"),),
+        metrics=("PodGroupPostFilter",),
+        help="make a pod group no placement fits schedulable (group preemption), or say why not",
+        section="podgrouppostfilter",
+        parts=(*_OWN, *_STUBS),
+        first="1.37",
+        gates=(GENERIC_WORKLOAD,),
     ),
     _E.ENQUEUE_EXTENSIONS: Point(
         config=None,

@@ -15,6 +15,8 @@ DEFAULT_QUEUE_SORT = "PrioritySort"
 DEFAULT_BINDER = "DefaultBinder"
 # the default profile's generator with TopologyAwareWorkloadScheduling on (1.36 on)
 DEFAULT_PLACEMENT_GENERATOR = "TopologyPlacementGenerator"
+# the default profile's preemption, a PodGroupPostFilter plugin too (1.37 on)
+DEFAULT_PREEMPTION = "DefaultPreemption"
 DEFAULT_LEASE = "kube-scheduler"
 MAX_WEIGHT = 2**31 - 1
 
@@ -53,6 +55,16 @@ class SchedulerConfig:
             )
             if any(p.has(point) for p in self.plugins)
         }
+        # Defaults kept, but after ours. At PodGroupPostFilter DefaultPreemption returns
+        # UnschedulableAndUnresolvable when it finds no victims, which ends the chain, and
+        # the framework runs a multiPoint default before the plugins enabled at the point
+        # alone (expandMultiPointPlugins): ours would never run. Disabled there and enabled
+        # again after ours, it runs second (pkg/scheduler/framework/runtime, 1.37 and 1.38).
+        after = {
+            point: default
+            for point, default in ((ExtensionPoint.POD_GROUP_POST_FILTER, DEFAULT_PREEMPTION),)
+            if any(p.has(point) for p in self.plugins) and default not in self.disable_default
+        }
         if self.multipoint:
             enabled = []
             for plugin in self.plugins:
@@ -63,6 +75,12 @@ class SchedulerConfig:
             plugins["multiPoint"] = {"enabled": enabled}
             for point, default in replaced.items():
                 plugins[str(point.config_name)] = {"disabled": [{"name": default}]}
+            for point, default in after.items():
+                ours = [{"name": p.name} for p in self.plugins if p.has(point)]
+                plugins[str(point.config_name)] = {
+                    "enabled": [*ours, {"name": default}],
+                    "disabled": [{"name": default}],
+                }
         else:
             for point in ExtensionPoint:
                 if point.config_name is None:
@@ -78,6 +96,9 @@ class SchedulerConfig:
                     plugins[point.config_name] = {"enabled": enabled}
                     if point in replaced:
                         plugins[point.config_name]["disabled"] = [{"name": replaced[point]}]
+                    if point in after:
+                        enabled.append({"name": after[point]})
+                        plugins[point.config_name]["disabled"] = [{"name": after[point]}]
         if self.disable_default:
             multi = plugins.setdefault("multiPoint", {})
             multi["disabled"] = [{"name": name} for name in self.disable_default]

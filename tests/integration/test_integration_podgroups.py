@@ -7,6 +7,7 @@ profile spreads it over both."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,19 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugi
     grow = REPO / "examples" / "rack-gang-grow-scenario.yaml"
     stuck = tmp_path / "stuck.yaml"
     stuck.write_text(grow.read_text().split("\nsteps:\n")[0] + "\n")  # the same, without the step
-    run = kplugin("e2e", str(project), "--scenario", str(stuck), "--json", "--timeout", "8")
+    # the scheduler's own log (-v 4, kept) shows RackGang's PodGroupPostFilter called for
+    # the group: the configuration runs it before DefaultPreemption, which finds no victims
+    # and would otherwise end the chain first
+    run = kplugin("e2e", str(project), "--scenario", str(stuck), "--json", "--timeout", "8", "--keep",
+                  "--scheduler-v", "4")  # fmt: skip
     assert run.code == 0, run.stderr[-3000:]
+    kept = Path(run.stderr.rsplit("logs kept in ", 1)[1].split()[0])
+    log = (kept / "kube-scheduler.log").read_text()
+    shutil.rmtree(kept)
+    called = [line for line in log.splitlines() if 'logger="PodGroupPostFilter.RackGang"' in line]
+    assert called and all('podGroup="default/gang"' in line and "waiting=4 needed=4" in line for line in called), log[
+        -3000:
+    ]
     result = json.loads(run.stdout)
     pods = {p["pod"]: p for p in result["pods"]}
     assert {name: pods[name]["node"] for name in GANG} == dict.fromkeys(GANG), pods

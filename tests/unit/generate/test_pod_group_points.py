@@ -381,3 +381,82 @@ def test_a_scenario_with_pod_groups_turns_the_gate_on_for_any_plugin(kplugin: Kp
     )
     line = run.gates_line(inputs)
     assert line is not None and line.endswith("the plugins' points and the scenario's pod groups need them"), line
+
+
+@pytest.mark.parametrize(
+    ("version", "point", "first"),
+    [("1.36", "podgrouppostfilter", "1.37"), ("1.37", "placementfeasible", "1.38")],
+)
+def test_later_points_are_refused_before_their_minor_in_one_line(
+    kplugin: Kplugin, tmp_path: Path, version: str, point: str, first: str
+) -> None:
+    """PodGroupPostFilter came with 1.37, PlacementFeasible with 1.38 (read in each minor's
+    k8s.io/kube-scheduler/framework/interface.go and config/v1/types.go)."""
+    run = kplugin("new", "early", "--k8s", version, "--extension-points", point, "--no-tidy", "-o", str(tmp_path))
+    assert run.code == 2 and not (tmp_path / "early").exists()
+    (line,) = run.stderr.splitlines()
+    assert line.endswith(f"has no {point} extension point ({point} is in Kubernetes {first} and later)"), line
+    project = new(kplugin, tmp_path, "later", version)
+    before = tree(project)
+    run = kplugin("add", "extension-point", "Later", point, "-p", str(project), "--no-tidy")
+    assert (
+        run.code == 2
+        and f"is in Kubernetes {first} and later" in run.stderr
+        and run.stderr.startswith("kplugin: error: POINTS: ")
+    )
+    assert tree(project) == before
+
+
+def test_a_pod_group_post_filter_runs_before_the_default_preemption(kplugin: Kplugin, tmp_path: Path) -> None:
+    """At PodGroupPostFilter DefaultPreemption (a multiPoint default, so ahead of a plugin
+    enabled at the point alone) ends the chain with UnschedulableAndUnresolvable when it
+    finds no victims: the configuration disables it there and enables it again after ours."""
+    project = new(
+        kplugin, tmp_path, "late", "1.37", "--extension-points", "filter,podgrouppostfilter", "--plugin", "Late"
+    )
+    config = YAML(typ="safe").load((project / "deploy/scheduler-config.yaml").read_text())
+    plugins = config["profiles"][0]["plugins"]
+    assert plugins["podGroupPostFilter"] == {
+        "enabled": [{"name": "Late"}, {"name": "DefaultPreemption"}],
+        "disabled": [{"name": "DefaultPreemption"}],
+    }
+    assert "placementGenerate" not in plugins
+    # one gate: the pod group's cycle; no placement points, so no TopologyAwareWorkloadScheduling
+    deployment = YAML(typ="safe").load((project / "deploy/deployment.yaml").read_text())
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert "--feature-gates=GenericWorkload=true" in container["args"]
+    # in multiPoint form the same order holds; a user who turned DefaultPreemption off keeps it off
+    run = kplugin("render-config", str(project), "--multipoint")
+    assert run.code == 0, run.stderr
+    multi = YAML(typ="safe").load(run.stdout)["profiles"][0]["plugins"]
+    assert multi["podGroupPostFilter"]["enabled"] == [{"name": "Late"}, {"name": "DefaultPreemption"}]
+    run = kplugin("render-config", str(project), "--disable-default", "DefaultPreemption")
+    assert run.code == 0, run.stderr
+    off = YAML(typ="safe").load(run.stdout)["profiles"][0]["plugins"]
+    assert off["podGroupPostFilter"] == {"enabled": [{"name": "Late"}]}
+    assert off["multiPoint"]["disabled"] == [{"name": "DefaultPreemption"}]
+
+
+def test_the_later_points_are_spelled_only_where_the_minor_has_them(kplugin: Kplugin, tmp_path: Path) -> None:
+    every = {
+        v: new(kplugin, tmp_path, f"e{v.split('.')[1]}", v, "--extension-points", points)
+        for v, points in (
+            ("1.37", f"{POINTS},podgrouppostfilter"),
+            ("1.38.0-beta.0", f"{POINTS},placementfeasible,podgrouppostfilter"),
+        )
+    }
+    fw = {v: (p / "internal/fw/zz_generated.fw.go").read_text() for v, p in every.items()}
+    assert "PodGroupPostFilterPlugin = fwk.PodGroupPostFilterPlugin" in fw["1.37"]
+    assert "PlacementProgress" not in fw["1.37"]
+    assert "PlacementFeasiblePlugin = fwk.PlacementFeasiblePlugin" in fw["1.38.0-beta.0"]
+    schedtest = {v: (p / "internal/schedtest/zz_generated.schedtest.go").read_text() for v, p in every.items()}
+    assert 'if e == "PodGroupPostFilter" {\n\t\t\t\tset = &profile.Plugins.PodGroupPostFilter' in schedtest["1.37"]
+    assert "func (h *Harness) PlacementFeasible(" in schedtest["1.38.0-beta.0"]
+    assert "func (h *Harness) PlacementFeasible(" not in schedtest["1.37"]
+    # 1.36 has neither: its fw and harness name none of their types
+    older = new(kplugin, tmp_path, "o6", "1.36", "--extension-points", POINTS)
+    for path in ("internal/fw/zz_generated.fw.go", "internal/schedtest/zz_generated.schedtest.go"):
+        text = (older / path).read_text()
+        assert "PodGroupPostFilter" not in text and "PlacementFeasible" not in text, path
+    test = (every["1.38.0-beta.0"] / "pkg/e38/plugin_test.go").read_text()
+    assert "func TestPlacementFeasible(t *testing.T)" in test and "func TestPodGroupPostFilter(t *testing.T)" in test

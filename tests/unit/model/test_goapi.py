@@ -10,7 +10,7 @@ import pytest
 
 from kplugin.generate import gosource
 from kplugin.maintainer import catalog
-from kplugin.model import goapi
+from kplugin.model import goapi, points
 from kplugin.model.apifacts import ApiFacts, PodGroups
 from kplugin.model.versions import catalog as releases
 
@@ -172,6 +172,11 @@ FW_TEMPLATE = (
 
 # what internal/fw spells only for a minor with a pod-group cycle (1.36 on)
 POD_GROUP_NAMES = {*goapi._POD_GROUP_TYPES, "PlacementState"}
+# ... and only from the minor that added their point: PodGroupPostFilter 1.37, PlacementFeasible 1.38
+LATER_NAMES = {
+    "1.37": {"PodGroupPostFilterPlugin", "PodGroupPostFilterResult", "PodGroupSchedulingFunc", "NominatingInfo"},
+    "1.38": {"PlacementFeasiblePlugin", "PlacementProgress"},
+}
 
 
 @pytest.mark.parametrize("minor", list(PERMIT_AND_GANG))
@@ -181,7 +186,11 @@ def test_every_native_name_the_layer_template_uses_is_a_fact_of_every_minor(mino
     used = set(re.findall(r"\bN\.(\w+)", FW_TEMPLATE.read_text()))
     assert {"WaitingPod", "EventResource", "All", "Status", "QueuedInfo"} <= used
     # names the template only reaches where the minor has them
-    guarded = {"PreBindPreFlightResult", *POD_GROUP_NAMES}
+    later = set().union(*LATER_NAMES.values())
+    guarded = {"PreBindPreFlightResult", *POD_GROUP_NAMES, *later}
     assert used - guarded <= set(goapi.native_names(shape(minor)))
     facts = shape(minor)
-    assert (set(goapi.native_names(facts)) >= POD_GROUP_NAMES) == (facts.pod_groups is not PodGroups.NONE)
+    names = set(goapi.native_names(facts))
+    assert (names >= POD_GROUP_NAMES) == (facts.pod_groups is not PodGroups.NONE)
+    for since, spelled in LATER_NAMES.items():
+        assert (names >= spelled) == (points.parse_minor(minor) >= points.parse_minor(since)), since

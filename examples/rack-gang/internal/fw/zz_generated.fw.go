@@ -170,6 +170,19 @@ type (
 	PlacementScorePlugin    = fwk.PlacementScorePlugin
 )
 
+// PodGroupPostFilter runs when no placement takes a pod group (Kubernetes 1.37 on).
+type (
+	// PodGroupSchedulingFunc runs the group's scheduling algorithm again, on the cycle's
+	// snapshot, and returns the nodes it proposes for the group's pods.
+	PodGroupSchedulingFunc = fwk.PodGroupSchedulingFunc
+	// PodGroupPostFilterResult nominates a node for some of the group's pods.
+	PodGroupPostFilterResult = fwk.PodGroupPostFilterResult
+	// NominatingInfo is a pod's nominated node and how to apply it.
+	NominatingInfo = fwk.NominatingInfo
+	// PodGroupPostFilterPlugin is the point's interface.
+	PodGroupPostFilterPlugin = fwk.PodGroupPostFilterPlugin
+)
+
 // SignFragment is one thing a plugin's decisions about a pod depend on (SignPod).
 type SignFragment = fwk.SignFragment
 

@@ -7,6 +7,7 @@ package rackgang
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"k8s.io/klog/v2"
@@ -29,6 +30,7 @@ type RackGang struct {
 // Compile-time checks that the plugin implements its extension points.
 var _ fw.PlacementGeneratePlugin = &RackGang{}
 var _ fw.PlacementScorePlugin = &RackGang{}
+var _ fw.PodGroupPostFilterPlugin = &RackGang{}
 
 // NewPlugin builds the plugin; the generated New (zz_generated.adapter.go) calls it.
 // Set up what the plugin needs here: informers from h.SharedInformerFactory(), a client
@@ -84,3 +86,19 @@ func (pl *RackGang) ScorePlacement(_ context.Context, _ fw.PlacementState, _ fw.
 // PlacementScoreExtensions returns nil: the scores are in [MinNodeScore, MaxNodeScore]
 // already, so there is nothing to normalize.
 func (pl *RackGang) PlacementScoreExtensions() fw.PlacementScoreExtensions { return nil }
+
+// PodGroupPostFilter runs when no placement takes a pod group. It cannot make room for the
+// group (that is what the default preemption's PodGroupPostFilter does), so it says why
+// the group waits and returns Unschedulable: the scheduler adds that reason to the
+// group's pods (their PodScheduled condition and FailedScheduling event).
+func (pl *RackGang) PodGroupPostFilter(ctx context.Context, _ fw.PodGroupCycleState, podGroup fw.PodGroupInfo, _ fw.PodGroupSchedulingFunc) (*fw.PodGroupPostFilterResult, *fw.Status) {
+	waiting := len(fw.PodGroupPods(podGroup))
+	needed := int32(1)
+	if pg := podGroup.GetPodGroup(); pg != nil && pg.Spec.SchedulingPolicy.Gang != nil {
+		needed = pg.Spec.SchedulingPolicy.Gang.MinCount
+	}
+	klog.FromContext(ctx).V(4).Info("No placement takes pod group", "plugin", Name,
+		"podGroup", klog.KRef(podGroup.GetNamespace(), podGroup.GetName()), "waiting", waiting, "needed", needed)
+	return nil, fw.NewStatus(fw.Unschedulable, fmt.Sprintf("%s: pod group %s/%s needs %d of its %d waiting pods placed together and no placement takes them; it waits for capacity (no preemption)",
+		Name, podGroup.GetNamespace(), podGroup.GetName(), needed, waiting))
+}

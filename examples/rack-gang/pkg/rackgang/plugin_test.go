@@ -13,7 +13,7 @@ import (
 
 // extensions are the extension points the plugin is enabled at in these tests, as in
 // deploy/scheduler-config.yaml.
-var extensions = []string{"PlacementGenerate", "PlacementScore"}
+var extensions = []string{"PlacementGenerate", "PlacementScore", "PodGroupPostFilter"}
 
 const poolLabel = "example.com/pool"
 
@@ -104,5 +104,28 @@ func TestScorePlacement(t *testing.T) {
 		if scores[name] != w {
 			t.Errorf("placement %s: score %d, want %d (fewer nodes score higher)", name, scores[name], w)
 		}
+	}
+}
+
+func TestPodGroupPostFilter(t *testing.T) {
+	schedtest.WithPodGroups(t)
+	h := newHarness(t, "", []*v1.Node{schedtest.Node("n1", map[v1.ResourceName]string{v1.ResourceCPU: "1"}, nil)})
+	gang := schedtest.PodGroup("default", "gang", 3, schedtest.Pod("p1", "", nil), schedtest.Pod("p2", "", nil), schedtest.Pod("p3", "", nil))
+	scheduled := false
+	result, status := h.PodGroupPostFilter(context.Background(), gang, func(context.Context) (*fw.PodGroupAssignments, *fw.Status) {
+		scheduled = true
+		return nil, fw.NewStatus(fw.Unschedulable)
+	})
+	if status.Code() != fw.Unschedulable {
+		t.Fatalf("code %v, want Unschedulable", status.Code())
+	}
+	if result != nil {
+		t.Errorf("result %+v, want none: the plugin nominates no node", result)
+	}
+	if scheduled {
+		t.Errorf("the plugin ran the group's algorithm again; it makes no room, so it must not")
+	}
+	if want := "pod group default/gang needs 3 of its 3 waiting pods"; !strings.Contains(status.Message(), want) {
+		t.Errorf("message %q, want it to contain %q", status.Message(), want)
 	}
 }

@@ -31,3 +31,4 @@ type adapter struct {
 // The framework interfaces of Kubernetes 1.37 at the plugin's extension points.
 var _ fwk.PlacementGeneratePlugin = (*adapter)(nil)
 var _ fwk.PlacementScorePlugin = (*adapter)(nil)
+var _ fwk.PodGroupPostFilterPlugin = (*adapter)(nil)

@@ -117,8 +117,8 @@ func (h *Harness) register(p Plugin, weight int32) st.RegisterPluginFunc {
 		}
 		return pl, err
 	}
-	// The test helpers of some minors do not know PreEnqueue and PostFilter: those two
-	// are enabled here, the others by the helpers.
+	// The test helpers of some minors do not know these points: they are enabled here,
+	// the others by the helpers.
 	var helped, own []string
 	for _, e := range p.Extensions {
 		if e == "PreEnqueue" || e == "PostFilter" {

@@ -189,6 +189,31 @@ type (
 	PlacementScorePlugin    = [[ N.PlacementScorePlugin ]]
 )
 <% endif %>
+<% if "PodGroupPostFilterPlugin" in N %>
+
+// PodGroupPostFilter runs when no placement takes a pod group (Kubernetes 1.37 on).
+type (
+	// PodGroupSchedulingFunc runs the group's scheduling algorithm again, on the cycle's
+	// snapshot, and returns the nodes it proposes for the group's pods.
+	PodGroupSchedulingFunc = [[ N.PodGroupSchedulingFunc ]]
+	// PodGroupPostFilterResult nominates a node for some of the group's pods.
+	PodGroupPostFilterResult = [[ N.PodGroupPostFilterResult ]]
+	// NominatingInfo is a pod's nominated node and how to apply it.
+	NominatingInfo = [[ N.NominatingInfo ]]
+	// PodGroupPostFilterPlugin is the point's interface.
+	PodGroupPostFilterPlugin = [[ N.PodGroupPostFilterPlugin ]]
+)
+<% endif %>
+<% if "PlacementFeasiblePlugin" in N %>
+
+// PlacementFeasible runs after each pod of a group is tried in a placement (Kubernetes 1.38 on).
+type (
+	// PlacementProgress counts the group's pods tried in the placement so far.
+	PlacementProgress = [[ N.PlacementProgress ]]
+	// PlacementFeasiblePlugin is the point's interface.
+	PlacementFeasiblePlugin = [[ N.PlacementFeasiblePlugin ]]
+)
+<% endif %>
 <% if S.sign_pod %>
 
 // SignFragment is one thing a plugin's decisions about a pod depend on (SignPod).

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -25,10 +26,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientsetfake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
@@ -47,7 +51,8 @@ type Plugin struct {
 	Args string
 	// Extensions are the extension points to enable it at: "PreEnqueue", "QueueSort",
 	// "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Reserve", "Permit",
-	// "PreBind", "Bind", "PostBind"<% if S.pod_groups != "none" %>, and a pod group's "PlacementGenerate", "PlacementScore"<% endif %>.
+	// "PreBind", "Bind", "PostBind"<% if S.pod_groups != "none" %>, and a pod group's "PlacementGenerate",<% if "PlacementFeasiblePlugin" in N %> "PlacementFeasible",<% endif %>
+	// "PlacementScore"<% if "PodGroupPostFilterPlugin" in N %>, "PodGroupPostFilter"<% endif %><% endif %>.
 	Extensions []string
 	// Weight is the score weight (default 1).
 	Weight int32
@@ -123,11 +128,11 @@ func (h *Harness) register(p Plugin, weight int32) st.RegisterPluginFunc {
 		}
 		return pl, err
 	}
-	// The test helpers of some minors do not know PreEnqueue and PostFilter: those two
-	// are enabled here, the others by the helpers.
+	// The test helpers of some minors do not know these points: they are enabled here,
+	// the others by the helpers.
 	var helped, own []string
 	for _, e := range p.Extensions {
-		if e == "PreEnqueue" || e == "PostFilter" {
+		if e == "PreEnqueue" || e == "PostFilter"<% if "PodGroupPostFilterPlugin" in N %> || e == "PodGroupPostFilter"<% endif %> {
 			own = append(own, e)
 		} else {
 			helped = append(helped, e)
@@ -141,6 +146,11 @@ func (h *Harness) register(p Plugin, weight int32) st.RegisterPluginFunc {
 			if e == "PostFilter" {
 				set = &profile.Plugins.PostFilter
 			}
+<% if "PodGroupPostFilterPlugin" in N %>
+			if e == "PodGroupPostFilter" {
+				set = &profile.Plugins.PodGroupPostFilter
+			}
+<% endif %>
 			set.Enabled = append(set.Enabled, schedulerapi.Plugin{Name: name})
 		}
 		if p.Args != "" {
@@ -491,6 +501,32 @@ func (h *Harness) ScorePlacements(ctx context.Context, podGroup fwk.PodGroupInfo
 	}
 	return totals, nil
 }
+<% if "PodGroupPostFilterPlugin" in N %>
+
+// WithPodGroups turns the GenericWorkload feature gate on for the rest of the test, as a
+// cluster with pod groups runs the scheduler (the framework calls PodGroupPostFilter
+// only with it).
+func WithPodGroups(tb testing.TB) {
+	featuregatetesting.SetFeatureGateDuringTest(tb, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+}
+
+// PodGroupPostFilter runs the PodGroupPostFilter plugins for a group no placement took.
+// schedule stands for the scheduler's second run of the group's algorithm, which a
+// plugin calls after it has made room (as preemption does).
+func (h *Harness) PodGroupPostFilter(ctx context.Context, podGroup fwk.PodGroupInfo, schedule fwk.PodGroupSchedulingFunc) (*fwk.PodGroupPostFilterResult, *fwk.Status) {
+	return h.Framework.RunPodGroupPostFilterPlugins(ctx, framework.NewCycleState(), podGroup, schedule)
+}
+<% endif %>
+<% if "PlacementFeasiblePlugin" in N %>
+
+// PlacementFeasible runs the PlacementFeasible plugins on a group's progress in one
+// placement, as the pod-group cycle does after it has tried each pod there.
+func (h *Harness) PlacementFeasible(ctx context.Context, podGroup fwk.PodGroupInfo, progress fwk.PlacementProgress) *fwk.Status {
+	placementState := framework.NewCycleState()
+	placementState.SetPodGroupCycleState(framework.NewCycleState())
+	return h.Framework.RunPlacementFeasiblePlugins(ctx, placementState, podGroup, progress)
+}
+<% endif %>
 
 <% endif %>
 // snapshot is the SharedLister the framework reads nodes from, over fixed NodeInfos.
