@@ -63,6 +63,7 @@ def _pod(placement: dict[str, Any]) -> dict[str, Any]:
         "ok": placement["ok"],
         "expected": placement["expected"],
         "attempts": placement["attempts"],
+        "attemptsAt": placement.get("attemptsAt", []),
         "requeues": placement["requeues"],
         "reason": placement["reason"],
         "rejections": rejections(placement["reason"] or ""),

@@ -15,6 +15,8 @@ The lines, read from the sources of every supported minor (klog's structured for
   one move is logged twice, by the queue it went to (V(5), no hint) and then with the
   hint (V(4)): counted once.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
+- each line's klog header, "I1206 04:28:23.509108": when an attempt or a requeue happened
+  (the scheduler's local time, the year left out; read as this machine's local time).
 - client-go's reflector (``tools/cache/reflector.go``), when an informer cannot list: a
   refusal by RBAC ("User ... cannot list resource ...") or a kind the API server does
   not serve ("failed to list *v1alpha1.PodGroup: the server could not find the requested
@@ -27,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from kplugin.e2e.state import NAMESPACE
 
@@ -54,6 +57,7 @@ class Requeue:
     event: str
     queue: str
     hint: str = ""
+    at: float | None = None  # when: the log's time (seconds since the epoch), or an offset from it
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class Preemption:
 class LogFacts:
     scores: dict[str, tuple[NodeScore, ...]] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
+    attempt_times: dict[str, list[float]] = field(default_factory=dict)  # pod -> each attempt's log time
     group_attempts: dict[str, int] = field(default_factory=dict)  # pod group (its key) -> its cycles
     requeues: dict[str, list[Requeue]] = field(default_factory=dict)
     preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
@@ -116,6 +121,28 @@ _FORBIDDEN = re.compile(
 )
 
 
+_KLOG_TIME = re.compile(r"[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?")
+
+
+def line_time(line: str, now: datetime | None = None) -> float | None:
+    """When a klog line was written, in seconds since the epoch (None: no klog header).
+    klog leaves the year out: the line is taken to be from the last year in which that
+    day is not after ``now`` (a day of slack for clocks)."""
+    match = _KLOG_TIME.match(line)
+    if match is None:
+        return None
+    now = now or datetime.now()
+    month, day, hour, minute, second = (int(match[i]) for i in range(1, 6))
+    fraction = float(match[6] or 0)
+    try:
+        when = datetime(now.year, month, day, hour, minute, second)
+        if when > now + timedelta(days=1):
+            when = when.replace(year=now.year - 1)
+    except ValueError:  # 29 February of another year, or a garbled header
+        return None
+    return when.timestamp() + fraction
+
+
 def _shown_type(described: str) -> str:
     """A reflector's type as a user reads it: "quotas (quota.example.com/v1alpha1)" for a
     dynamic informer's "quota.example.com/v1alpha1, Resource=quotas"."""
@@ -133,6 +160,7 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
     """Everything above, by pod; ``key`` maps the log's NAMESPACE/NAME to the pod's key
     in the report (None: not a pod of the run)."""
     facts = LogFacts()
+    now = datetime.now()
     plugins: dict[str, dict[str, dict[str, int]]] = {}
     totals: dict[str, dict[str, int]] = {}
     denied: set[str] = set()
@@ -163,15 +191,24 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
             pod = key(match["pod"]) if match else None
             if pod is not None:
                 facts.attempts[pod] = facts.attempts.get(pod, 0) + 1
+                at = line_time(line, now)
+                if at is not None:
+                    facts.attempt_times.setdefault(pod, []).append(at)
         elif "moved to an internal scheduling queue" in line:
             match = _MOVED.search(line)
             pod = key(match["pod"]) if match else None
             if match is not None and pod is not None and match["event"] not in _NOT_REQUEUES:
                 hint = match["hint"] or ""
-                requeue = Requeue(match["event"], match["queue"], _HINTS.get(hint, hint))
+                requeue = Requeue(match["event"], match["queue"], _HINTS.get(hint, hint), line_time(line, now))
                 moves = facts.requeues.setdefault(pod, [])
-                if hint and moves and moves[-1] == Requeue(requeue.event, requeue.queue):
-                    moves[-1] = requeue  # the same move, logged again with its hint (1.31-1.34)
+                last = moves[-1] if moves else None
+                if (
+                    hint
+                    and last is not None
+                    and (last.event, last.queue, last.hint) == (requeue.event, requeue.queue, "")
+                ):
+                    # the same move, logged again with its hint (1.31-1.34): its first time
+                    moves[-1] = Requeue(requeue.event, requeue.queue, requeue.hint, last.at)
                 else:
                     moves.append(requeue)
         elif "Preemptor Pod preempted victim Pod" in line:

@@ -13,6 +13,7 @@ schedulerName: whether it keeps up or a backlog builds, it takes them in that or
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -172,7 +173,7 @@ def replay(
         pending = queue_order(scenario, [p for p in scenario.pods if not p.node_name])
         if pending:
             probe(target, profile, watch, pending[0].namespace, refusals)
-        started = time.monotonic()
+        started, origin = time.monotonic(), time.time()
         created = created.plus(create_pending(profile, target, feedback, pending))
         watch.last_change = time.monotonic()
         # expectations are about the end: the last wait weighs them
@@ -194,7 +195,7 @@ def replay(
     if log is not None and log.is_file():
         with log.open(errors="replace") as lines:
             facts = logs.read_log(lines, lambda ref: target.scenario_key(*ref.split("/", 1)) if "/" in ref else None)
-    placements = _placements(scenario, states, facts, deleted, timeout)
+    placements = _placements(scenario, states, facts, deleted, timeout, origin)
     prebound = {p.key for p in scenario.all_pods() if p.node_name}
     bound = [s.bound_at for k, s in states.items() if s.bound_at is not None and k not in prebound]
     return Session(
@@ -214,8 +215,19 @@ def replay(
 
 
 def _placements(
-    scenario: Scenario, states: dict[str, PodState], facts: logs.LogFacts, deleted: set[str], timeout: float
+    scenario: Scenario,
+    states: dict[str, PodState],
+    facts: logs.LogFacts,
+    deleted: set[str],
+    timeout: float,
+    origin: float,
 ) -> list[PodPlacement]:
+    """Each pod's outcome; the log's times become seconds after ``origin`` (when the pods
+    to place were created)."""
+
+    def after(at: float | None) -> float | None:
+        return None if at is None else round(at - origin, 3)
+
     seen: dict[str, PodPlacement] = {}
     for pod in scenario.all_pods():
         state = states.get(pod.key) or PodState()
@@ -234,7 +246,8 @@ def _placements(
             expected=scenario.expect.get(pod.key),
             scores=facts.scores.get(pod.key, ()),
             attempts=facts.attempts.get(pod.key, 0),
-            requeues=tuple(facts.requeues.get(pod.key, ())),
+            attempts_at=tuple(round(at - origin, 3) for at in facts.attempt_times.get(pod.key, ())),
+            requeues=tuple(replace(r, at=after(r.at)) for r in facts.requeues.get(pod.key, ())),
             bound_before=pod.node_name is not None,
             preempted_by=preemption.preemptor if preemption is not None else None,
             preempted_on=preemption.node if preemption is not None else None,

@@ -77,6 +77,11 @@ def _groups(widths: list[int], room: int) -> list[list[int]]:
     return groups
 
 
+def _at(seconds: float | None, before: str = "") -> str:
+    """A time after the pods were created, as the text shows it: '1.23 s'."""
+    return "" if seconds is None else f"{before}{seconds:.2f} s"
+
+
 def placements_text(placements: Sequence[PodPlacement], view: ScoreView) -> str:
     """Each pod the scheduler placed (or not): where, whether as expected, why, its
     nodes' scores, its attempts; the pods bound already in the scenario are counted."""
@@ -92,8 +97,9 @@ def placements_text(placements: Sequence[PodPlacement], view: ScoreView) -> str:
             lines.append(f"    why: {p.reason}")
         lines += score_table(p.scores, view)
         if p.attempts > 1 or p.requeues:
-            moved = ", ".join(f"{r.event} ({r.queue})" for r in p.requeues)
-            lines.append(f"    attempts: {p.attempts}" + (f"; requeued by: {moved}" if moved else ""))
+            moved = ", ".join(f"{r.event} ({r.queue}{_at(r.at, ', ')})" for r in p.requeues)
+            when = f" (at {', '.join(_at(at) for at in p.attempts_at)})" if p.attempts_at else ""
+            lines.append(f"    attempts: {p.attempts}{when}" + (f"; requeued by: {moved}" if moved else ""))
     if before:
         lines.append(f"({before} pod(s) bound already in the scenario, not shown)")
     return "".join(line + "\n" for line in lines)

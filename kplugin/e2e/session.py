@@ -48,7 +48,8 @@ class PodPlacement:
     expected: tuple[str, ...] | None = None
     scores: tuple[NodeScore, ...] = ()  # empty where one node was feasible (no scoring), or not logged
     attempts: int = 0
-    requeues: tuple[Requeue, ...] = ()
+    attempts_at: tuple[float, ...] = ()  # each attempt's time, seconds after the pods were created (the log's)
+    requeues: tuple[Requeue, ...] = ()  # their ``at`` in the same seconds
     bound_before: bool = False  # created bound: the scheduler never placed it
     preempted_by: str | None = None
     preempted_on: str | None = None  # the node it was on

@@ -188,6 +188,12 @@ def test_a_label_requeues_the_pod_and_an_unrelated_one_does_not(
           f"{waited:.3f}s after the first attempt (the steps waited 5s)")  # fmt: skip
     # the label came after the 5 s step; the second attempt and the binding right after it
     assert elapsed(first, moved) >= 5 and elapsed(moved, second) <= after_label < 5, (first, moved, second, bound)
+    # --json has the same times, in seconds after the pods were created: the attempts', and
+    # the requeue's between them
+    at_first, at_second = pod["attemptsAt"]
+    assert 0 <= at_first < requeue["at"] < at_second, pod
+    assert abs((at_second - at_first) - elapsed(first, second)) < 0.002, (pod, first, second)
+    assert abs((requeue["at"] - at_first) - elapsed(first, moved)) < 0.002, (pod, first, moved)
     # the whole wait (first attempt, the 5 s step, the label) is far below the flush
     assert waited < FLUSH_SECONDS / 10, (first, bound)
     assert report["scheduling"]["seconds"] < FLUSH_SECONDS / 10, report["scheduling"]

@@ -107,19 +107,23 @@ function heatmap(p, label) {
   return box;
 }
 
-// The pod's attempts and the events that requeued it, in the order the log has them: each
-// requeue followed an attempt that did not bind it (the log keeps no times for them).
+// The pod's attempts and the events that requeued it, in time order: each with its time
+// after the pods were created (the scheduler's log), or in the log's order where it has none.
 function timeline(p) {
-  const requeue = (r) => el("li", {class: "requeue", text: `requeued by ${r.event} → ${r.queue}` + (r.hint ? ` (${r.hint})` : "")});
-  const steps = [];
-  if (p.boundBefore) steps.push(el("li", {text: "bound before the replay"}));
-  for (let i = 1; i <= p.attempts; i++) {
-    steps.push(el("li", {class: "attempt", text: `attempt ${i}`}));
-    if (p.requeues[i - 1]) steps.push(requeue(p.requeues[i - 1]));
+  const when = (at) => (typeof at === "number" ? ` · ${at.toFixed(2)} s` : "");
+  const times = p.attemptsAt || [];
+  const events = [];
+  for (let i = 0; i < p.attempts; i++) {
+    events.push({at: times[i], order: 2 * i, node: el("li", {class: "attempt", text: `attempt ${i + 1}${when(times[i])}`})});
   }
-  for (const r of p.requeues.slice(p.attempts)) steps.push(requeue(r));
+  p.requeues.forEach((r, i) => events.push({at: r.at, order: 2 * i + 1,
+    node: el("li", {class: "requeue", text: `requeued by ${r.event} → ${r.queue}` + (r.hint ? ` (${r.hint})` : "") + when(r.at)})}));
+  const timed = events.every((e) => typeof e.at === "number");
+  events.sort((a, b) => (timed && a.at !== b.at ? a.at - b.at : a.order - b.order));
+  const steps = events.map((e) => e.node);
+  if (p.boundBefore) steps.unshift(el("li", {text: "bound before the replay"}));
   if (!p.boundBefore || !p.node) steps.push(el("li", {class: p.node ? "good" : "bad", text: p.node ? `bound to ${p.node}` : p.where}));
-  return el("ol", {class: "timeline", "aria-label": "attempts and requeues in order"}, ...steps);
+  return el("ol", {class: "timeline", "aria-label": timed ? "attempts and requeues in time order" : "attempts and requeues in order"}, ...steps);
 }
 
 function details(p, label) {

@@ -277,7 +277,7 @@ def test_a_pod_never_attempted_is_not_blamed_on_a_plugin_when_the_log_says_why()
 
     scenario = Scenario(nodes=(Node("n"),), pods=(Pod("p"),))
     facts = logs.read_log(UNSERVED_LOG.splitlines())
-    (placement,) = replay._placements(scenario, {}, facts, set(), 30)
+    (placement,) = replay._placements(scenario, {}, facts, set(), 30, 0.0)
     assert "PreEnqueue" not in placement.reason and "informers could not list" in placement.reason
-    (placement,) = replay._placements(scenario, {}, logs.LogFacts(), set(), 30)
+    (placement,) = replay._placements(scenario, {}, logs.LogFacts(), set(), 30, 0.0)
     assert "PreEnqueue" in placement.reason

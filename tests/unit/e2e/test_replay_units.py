@@ -39,12 +39,21 @@ I1203 20:41:04.000300       1 executor.go:153] "Preemptor Pod preempted victim P
 """
 
 
+def at(header: str) -> float:
+    """A klog header's time, as read_log reads it (the year is this one's, or the last)."""
+    when = logs.line_time(header)
+    assert when is not None
+    return when
+
+
 def test_log_of_the_oldest_minor() -> None:
     facts = logs.read_log(LOG_1_28.splitlines())
     assert facts.attempts == {"waits": 2, "ml/urgent": 1}
-    assert facts.requeues == {"waits": [Requeue("NodeLabelChange", "Active", "QueueAfterBackoff")]}, (
-        "own arrivals and failures are not"
-    )
+    assert facts.requeues == {
+        "waits": [Requeue("NodeLabelChange", "Active", "QueueAfterBackoff", at("I1203 20:40:03.000000"))]
+    }, "own arrivals and failures are not"
+    assert facts.attempt_times["waits"] == [at("I1203 20:40:01.100000"), at("I1203 20:40:03.000100")]
+    assert round(facts.attempt_times["waits"][1] - facts.attempt_times["waits"][0], 6) == 1.9001
     assert facts.preempted == {"batch-1": Preemption("ml/urgent", "gpu-1")}
 
 
@@ -52,8 +61,8 @@ def test_log_of_the_newest_minor() -> None:
     facts = logs.read_log(LOG_1_37.splitlines())
     assert facts.attempts == {"late-2": 2}
     assert facts.requeues == {
-        "late-2": [Requeue("UpdateNodeTaint", "Active")],
-        "other": [Requeue("AddNode", "Backoff")],
+        "late-2": [Requeue("UpdateNodeTaint", "Active", at=at("I1203 20:41:04.000000"))],
+        "other": [Requeue("AddNode", "Backoff", at=at("I1203 20:41:04.000100"))],
     }
     assert facts.preempted == {"small": Preemption("big", "n1")}
 
@@ -75,7 +84,9 @@ def test_log_of_a_minor_that_logs_each_move_twice() -> None:
     """Read as the replay reads the file: lines with their newlines."""
     facts = logs.read_log(LOG_1_32.splitlines(keepends=True))
     assert facts.attempts == {"waits-for-label": 2}
-    assert facts.requeues == {"waits-for-label": [Requeue("NodeUpdateNodeLabel", "Active", "QueueAfterBackoff")]}
+    # one move, at the time it was first logged
+    first = at("I1203 22:53:57.077607")
+    assert facts.requeues == {"waits-for-label": [Requeue("NodeUpdateNodeLabel", "Active", "QueueAfterBackoff", first)]}
 
 
 def test_log_keys_map_to_the_scenario() -> None:
@@ -401,3 +412,24 @@ def test_pending_pods_arrive_in_queue_order() -> None:
     )
     order = [p.key for p in create.queue_order(scenario, scenario.pods)]
     assert order == ["kube-system/dns", "vip", "a", "b", "z/a", "low"], "the global default's 10 for the others"
+
+
+def test_klog_times_take_the_year_that_puts_them_in_the_past() -> None:
+    from datetime import datetime
+
+    new_year = datetime(2027, 1, 1, 0, 0, 5)
+    december = logs.line_time("I1231 23:59:59.500000  1 schedule_one.go:93] x", new_year)
+    january = logs.line_time("I0101 00:00:01.250000  1 schedule_one.go:93] x", new_year)
+    assert december is not None and january is not None
+    assert datetime.fromtimestamp(december).year == 2026 and round(january - december, 6) == 1.75
+    assert logs.line_time('"Attempting to schedule pod" pod="default/p"') is None  # no header
+    assert logs.line_time("I0230 10:00:00.000000  1 x.go:1] February 30", new_year) is None
+
+
+def test_a_pods_times_are_seconds_after_the_pods_were_created() -> None:
+    facts = logs.read_log(LOG_1_28.splitlines())
+    origin = at("I1203 20:40:00.000000")
+    scenario = Scenario(nodes=(Node("n"),), pods=(Pod("waits"),))
+    (placement,) = replay._placements(scenario, {}, facts, set(), 30, origin)
+    assert placement.attempts_at == (1.1, 3.0)  # rounded to the millisecond
+    assert placement.requeues == (Requeue("NodeLabelChange", "Active", "QueueAfterBackoff", 3.0),)
