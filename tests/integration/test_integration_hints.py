@@ -191,7 +191,7 @@ def test_a_label_requeues_the_pod_and_an_unrelated_one_does_not(
     # --json has the same times, in seconds after the pods were created: the attempts', and
     # the requeue's between them
     at_first, at_second = pod["attemptsAt"]
-    assert 0 <= at_first < requeue["at"] < at_second, pod
+    assert 0 <= at_first < requeue["at"] <= at_second, pod  # the same millisecond, often
     assert abs((at_second - at_first) - elapsed(first, second)) < 0.002, (pod, first, second)
     assert abs((requeue["at"] - at_first) - elapsed(first, moved)) < 0.002, (pod, first, moved)
     # the whole wait (first attempt, the 5 s step, the label) is far below the flush
