@@ -55,11 +55,13 @@ class SchedulerConfig:
             )
             if any(p.has(point) for p in self.plugins)
         }
-        # Defaults kept, but after ours. At PodGroupPostFilter DefaultPreemption returns
-        # UnschedulableAndUnresolvable when it finds no victims, which ends the chain, and
-        # the framework runs a multiPoint default before the plugins enabled at the point
-        # alone (expandMultiPointPlugins): ours would never run. Disabled there and enabled
-        # again after ours, it runs second (pkg/scheduler/framework/runtime, 1.37 and 1.38).
+        # Defaults kept, but after ours. The framework runs a multiPoint default before the
+        # plugins enabled at the point alone (expandMultiPointPlugins, 1.37 and 1.38), and at
+        # PodGroupPostFilter 1.37's DefaultPreemption returns UnschedulableAndUnresolvable
+        # when it finds no victims, which ends the chain: ours would never run. Disabled
+        # there and enabled again after ours, it runs after them. (1.38's returns
+        # Unschedulable there; its DynamicResources, another default at the point, still
+        # runs first.)
         after = {
             point: default
             for point, default in ((ExtensionPoint.POD_GROUP_POST_FILTER, DEFAULT_PREEMPTION),)

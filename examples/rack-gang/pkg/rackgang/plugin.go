@@ -88,9 +88,10 @@ func (pl *RackGang) ScorePlacement(_ context.Context, _ fw.PlacementState, _ fw.
 func (pl *RackGang) PlacementScoreExtensions() fw.PlacementScoreExtensions { return nil }
 
 // PodGroupPostFilter runs when no placement takes a pod group. It cannot make room for the
-// group (that is what the default preemption's PodGroupPostFilter does), so it says why
-// the group waits and returns Unschedulable: the scheduler adds that reason to the
-// group's pods (their PodScheduled condition and FailedScheduling event).
+// group (that is what the default preemption's PodGroupPostFilter does), so it logs why
+// the group waits and returns Unschedulable. The scheduler adds the reason to the group's
+// status, unless a later plugin here ends the chain with UnschedulableAndUnresolvable
+// (1.37's DefaultPreemption does when it finds no victims), whose reason replaces it.
 func (pl *RackGang) PodGroupPostFilter(ctx context.Context, _ fw.PodGroupCycleState, podGroup fw.PodGroupInfo, _ fw.PodGroupSchedulingFunc) (*fw.PodGroupPostFilterResult, *fw.Status) {
 	waiting := len(fw.PodGroupPods(podGroup))
 	needed := int32(1)
@@ -99,6 +100,6 @@ func (pl *RackGang) PodGroupPostFilter(ctx context.Context, _ fw.PodGroupCycleSt
 	}
 	klog.FromContext(ctx).V(4).Info("No placement takes pod group", "plugin", Name,
 		"podGroup", klog.KRef(podGroup.GetNamespace(), podGroup.GetName()), "waiting", waiting, "needed", needed)
-	return nil, fw.NewStatus(fw.Unschedulable, fmt.Sprintf("%s: pod group %s/%s needs %d of its %d waiting pods placed together and no placement takes them; it waits for capacity (no preemption)",
+	return nil, fw.NewStatus(fw.Unschedulable, fmt.Sprintf("%s: pod group %s/%s needs %d pods placed together and no placement takes them now; %d of its pods wait for capacity (no preemption)",
 		Name, podGroup.GetNamespace(), podGroup.GetName(), needed, waiting))
 }

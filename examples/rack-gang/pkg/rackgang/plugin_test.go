@@ -125,7 +125,7 @@ func TestPodGroupPostFilter(t *testing.T) {
 	if scheduled {
 		t.Errorf("the plugin ran the group's algorithm again; it makes no room, so it must not")
 	}
-	if want := "pod group default/gang needs 3 of its 3 waiting pods"; !strings.Contains(status.Message(), want) {
+	if want := "pod group default/gang needs 3 pods placed together and no placement takes them now; 3 of its pods wait"; !strings.Contains(status.Message(), want) {
 		t.Errorf("message %q, want it to contain %q", status.Message(), want)
 	}
 }
