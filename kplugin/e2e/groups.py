@@ -11,10 +11,11 @@ but not in the scenario is reported too, without a policy.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from kplugin.e2e.logs import PlacementCycle
 from kplugin.e2e.scenario import Scenario, is_pod_group
 from kplugin.e2e.session import PodPlacement
 from kplugin.e2e.state import pod_key
@@ -34,6 +35,7 @@ class Group:
     bound: tuple[str, ...]
     nodes: tuple[str, ...]  # the nodes its bound pods are on, sorted
     attempts: int = 0  # the scheduler's cycles of the group (its log, 1.36 on)
+    placements: PlacementCycle = field(default_factory=PlacementCycle)  # its last cycle's placements (its log)
 
     @property
     def outcome(self) -> GroupOutcome:
@@ -54,10 +56,13 @@ def _min_count(body: dict[str, Any]) -> int | None:
 
 
 def groups(
-    scenario: Scenario, placements: Sequence[PodPlacement], attempts: Mapping[str, int] | None = None
+    scenario: Scenario,
+    placements: Sequence[PodPlacement],
+    attempts: Mapping[str, int] | None = None,
+    cycles: Mapping[str, PlacementCycle] | None = None,
 ) -> list[Group]:
     """The scenario's pod groups after a replay, sorted by key ([] without any), with the
-    scheduling cycles the scheduler's log shows for each."""
+    scheduling cycles and the last cycle's placements the scheduler's log shows for each."""
     policies = {
         pod_key(obj.namespace or "default", obj.name): _min_count(obj.body)
         for obj in scenario.objects
@@ -74,7 +79,8 @@ def groups(
         bound = tuple(sorted(p for p in pods if where.get(p)))
         nodes = tuple(sorted({str(where[p]) for p in bound}))
         tried = (attempts or {}).get(key, 0)
-        found.append(Group(key, policies.get(key), tuple(sorted(pods)), bound, nodes, tried))
+        cycle = (cycles or {}).get(key, PlacementCycle())
+        found.append(Group(key, policies.get(key), tuple(sorted(pods)), bound, nodes, tried, cycle))
     return found
 
 
@@ -88,6 +94,11 @@ def group_json(group: Group) -> dict[str, Any]:
         "placed": group.placed,
         "nodes": list(group.nodes),
         "attempts": group.attempts,
+        "placement": group.placements.chosen if group.bound else None,
+        "placementsTried": list(group.placements.tried),
+        "placementScores": [
+            {"placement": p.placement, "total": p.total, "plugins": p.plugins} for p in group.placements.scores
+        ],
     }
 
 
@@ -97,4 +108,19 @@ def group_line(group: Group) -> str:
     on = f", on {', '.join(group.nodes)}" if group.nodes else ""
     held = "" if group.placed or group.bound else " (held back: all or nothing)"
     tried = f"; {group.attempts} attempt(s)" if group.attempts else ""
-    return f"pod group {group.key} ({policy}): {len(group.bound)}/{len(group.pods)} bound{on}{held}{tried}"
+    counts = f"{len(group.bound)}/{len(group.pods)} bound"
+    return f"pod group {group.key} ({policy}): {counts}{on}{held}{tried}{_placement(group)}"
+
+
+def _placement(group: Group) -> str:
+    """'; placement rack-b (251; rack-a 200)': the one taken, with the scores, where the log tells."""
+    cycle = group.placements
+    chosen = cycle.chosen if group.bound else None
+    scores = "; ".join(f"{p.placement} {p.total}" for p in cycle.scores if p.placement != chosen)
+    if chosen is not None:
+        best = next((p.total for p in cycle.scores if p.placement == chosen), None)
+        detail = ", ".join(x for x in (str(best) if best is not None else "", scores) if x)
+        return f"; placement {chosen}" + (f" ({detail})" if detail else "")
+    if cycle.scores:
+        return f"; placements scored: {scores}"
+    return f"; placements tried: {', '.join(cycle.tried)}" if cycle.tried else ""

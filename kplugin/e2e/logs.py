@@ -14,9 +14,15 @@ The lines, read from the sources of every supported minor (klog's structured for
   internal scheduling queue" (``entity=``) at V(5) in the same two files. In 1.31-1.34
   one move is logged twice, by the queue it went to (V(5), no hint) and then with the
   hint (V(4)): counted once.
+- a pod group's placements (1.36 on): "Assuming placement in snapshot" (V(4)) for each
+  placement its cycle tries, and, where two or more took the group, "Plugin scored
+  placement for podGroup" and "Calculated placement's final score for podGroup" (V(10)),
+  in ``schedule_one_podgroup.go`` 1.36-1.37 and ``algorithm_podgroup.go`` 1.38; the
+  scheduler takes the best total (a tie at random). 1.38 logs a group's pods' attempts
+  there too.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
 - each line's klog header, "I1206 04:28:23.509108": when an attempt or a requeue happened
-  (the scheduler's local time, the year left out; read as this machine's local time).
+  (the year left out; UTC, the zone kplugin starts the scheduler in).
 - client-go's reflector (``tools/cache/reflector.go``), when an informer cannot list: a
   refusal by RBAC ("User ... cannot list resource ...") or a kind the API server does
   not serve ("failed to list *v1alpha1.PodGroup: the server could not find the requested
@@ -29,15 +35,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from kplugin.e2e.state import NAMESPACE
 
 # the -v and --vmodule that make the scheduler log all of the above
 # (schedule_one_podgroup.go, 1.36 on: a pod group's cycle, V(3) for the group's attempt and
 # V(4) for each of its pods'; a file a minor lacks is ignored)
-SCORE_VMODULE = "schedule_one=10,schedule_one_podgroup=4"
-ATTEMPT_VMODULE = "schedule_one=3,schedule_one_podgroup=4"
+SCORE_VMODULE = "schedule_one=10,schedule_one_podgroup=10,algorithm_podgroup=10"
+ATTEMPT_VMODULE = "schedule_one=3,schedule_one_podgroup=4,algorithm_podgroup=4"
 QUEUE_VMODULE = "scheduling_queue=5,active_queue=5,backoff_queue=5"
 
 
@@ -61,6 +67,34 @@ class Requeue:
 
 
 @dataclass(frozen=True)
+class PlacementScore:
+    """One placement's score for a pod group: each PlacementScore plugin's weighted score
+    and their sum."""
+
+    placement: str
+    total: int
+    plugins: dict[str, int]
+
+
+@dataclass(frozen=True)
+class PlacementCycle:
+    """A pod group's last cycle: the placements it tried, in order, and the scores of
+    those that took the group (none where fewer than two did)."""
+
+    tried: tuple[str, ...] = ()
+    scores: tuple[PlacementScore, ...] = ()  # best first
+
+    @property
+    def chosen(self) -> str | None:
+        """The placement the scheduler took, where the log tells: the best total (None
+        for a tie, which it breaks at random), or the only placement tried."""
+        if self.scores:
+            best = [s for s in self.scores if s.total == self.scores[0].total]
+            return best[0].placement if len(best) == 1 else None
+        return self.tried[0] if len(self.tried) == 1 else None
+
+
+@dataclass(frozen=True)
 class Preemption:
     preemptor: str
     node: str
@@ -70,8 +104,10 @@ class Preemption:
 class LogFacts:
     scores: dict[str, tuple[NodeScore, ...]] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
-    attempt_times: dict[str, list[float]] = field(default_factory=dict)  # pod -> each attempt's log time
+    # pod -> each attempt's log time (None where its line had no readable header)
+    attempt_times: dict[str, list[float | None]] = field(default_factory=dict)
     group_attempts: dict[str, int] = field(default_factory=dict)  # pod group (its key) -> its cycles
+    group_placements: dict[str, PlacementCycle] = field(default_factory=dict)  # pod group -> its last cycle's
     requeues: dict[str, list[Requeue]] = field(default_factory=dict)
     preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
     denied: list[str] = field(default_factory=list)  # sorted "verb resource.group"
@@ -92,6 +128,15 @@ _ATTEMPT = re.compile(
     r'"Attempting to schedule (?:pod|a pod belonging to a pod group)"(?: podGroup="[^"]*")? pod="(?P<pod>[^"]+)"'
 )
 _GROUP_ATTEMPT = re.compile(r'"Attempting to schedule pod group"(?: podGroupType="[^"]*")? podGroup="(?P<group>[^"]+)"')
+_PLACEMENT_TRIED = re.compile(
+    r'"Assuming placement in snapshot"(?: podGroupType="[^"]*")? '
+    r'podGroup="(?P<group>[^"]+)" placement="(?P<placement>[^"]+)"'
+)
+_PLACEMENT_SCORE = re.compile(
+    r'"(?:Plugin scored placement|Calculated placement\'s final score) for podGroup"(?: podGroupType="[^"]*")? '
+    r'podGroup="(?P<group>[^"]+)"(?: plugin="(?P<plugin>[^"]+)")? placement="(?P<placement>[^"]+)" '
+    r"score=(?P<score>-?[0-9]+)"
+)
 _MOVED = re.compile(
     r'"(?:Pod|Entity) moved to an internal scheduling queue" (?:[^"]*"[^"]*" )*?'
     r'(?:pod|entity)="(?P<pod>[^"]+)" event="?(?P<event>[^" ]+)"? queue="?(?P<queue>[^" ]+)"?'
@@ -125,17 +170,17 @@ _KLOG_TIME = re.compile(r"[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?")
 
 
 def line_time(line: str, now: datetime | None = None) -> float | None:
-    """When a klog line was written, in seconds since the epoch (None: no klog header).
-    klog leaves the year out: the line is taken to be from the last year in which that
-    day is not after ``now`` (a day of slack for clocks)."""
+    """When a klog line was written, in seconds since the epoch (None: no klog header),
+    its header read as UTC. klog leaves the year out: the line is taken to be from the
+    last year in which that day is not after ``now`` (a day of slack for clocks)."""
     match = _KLOG_TIME.match(line)
     if match is None:
         return None
-    now = now or datetime.now()
+    now = now or datetime.now(UTC)
     month, day, hour, minute, second = (int(match[i]) for i in range(1, 6))
     fraction = float(match[6] or 0)
     try:
-        when = datetime(now.year, month, day, hour, minute, second)
+        when = datetime(now.year, month, day, hour, minute, second, tzinfo=UTC)
         if when > now + timedelta(days=1):
             when = when.replace(year=now.year - 1)
     except ValueError:  # 29 February of another year, or a garbled header
@@ -160,13 +205,26 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
     """Everything above, by pod; ``key`` maps the log's NAMESPACE/NAME to the pod's key
     in the report (None: not a pod of the run)."""
     facts = LogFacts()
-    now = datetime.now()
+    now = datetime.now(UTC)
     plugins: dict[str, dict[str, dict[str, int]]] = {}
+    # a pod group's cycle: the placements it tried, and their scores (plugin and total)
+    tried: dict[str, list[str]] = {}
+    placement_plugins: dict[str, dict[str, dict[str, int]]] = {}
+    placement_totals: dict[str, dict[str, int]] = {}
     totals: dict[str, dict[str, int]] = {}
     denied: set[str] = set()
     unserved: set[str] = set()
     for line in lines:
-        if "score for pod" in line or "scored node for pod" in line:
+        if "placement for podGroup" in line or "placement's final score for podGroup" in line:
+            match = _PLACEMENT_SCORE.search(line)
+            group = key(match["group"]) if match else None
+            if match is not None and group is not None:
+                if match["plugin"] is not None:
+                    of_placement = placement_plugins.setdefault(group, {}).setdefault(match["placement"], {})
+                    of_placement[match["plugin"]] = int(match["score"])
+                else:
+                    placement_totals.setdefault(group, {})[match["placement"]] = int(match["score"])
+        elif "score for pod" in line or "scored node for pod" in line:
             match = _SCORE_LINE.search(line)
             if match is None:
                 continue
@@ -186,14 +244,18 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
             group = key(match["group"]) if match else None  # NAMESPACE/NAME, mapped as a pod's
             if group is not None:
                 facts.group_attempts[group] = facts.group_attempts.get(group, 0) + 1
+                tried[group], placement_plugins[group], placement_totals[group] = [], {}, {}  # a new cycle
+        elif "Assuming placement in snapshot" in line:
+            match = _PLACEMENT_TRIED.search(line)
+            group = key(match["group"]) if match else None
+            if match is not None and group is not None:
+                tried.setdefault(group, []).append(match["placement"])
         elif "Attempting to schedule" in line:
             match = _ATTEMPT.search(line)
             pod = key(match["pod"]) if match else None
             if pod is not None:
                 facts.attempts[pod] = facts.attempts.get(pod, 0) + 1
-                at = line_time(line, now)
-                if at is not None:
-                    facts.attempt_times.setdefault(pod, []).append(at)
+                facts.attempt_times.setdefault(pod, []).append(line_time(line, now))
         elif "moved to an internal scheduling queue" in line:
             match = _MOVED.search(line)
             pod = key(match["pod"]) if match else None
@@ -228,6 +290,15 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
         by_plugin = plugins.get(pod, {})
         scored = [NodeScore(n, total, dict(sorted(by_plugin.get(n, {}).items()))) for n, total in by_node.items()]
         facts.scores[pod] = tuple(sorted(scored, key=lambda s: (-s.total, s.node)))
+    for group in sorted(tried.keys() | placement_totals.keys()):
+        per_placement = placement_plugins.get(group, {})
+        placed = [
+            PlacementScore(name, total, dict(sorted(per_placement.get(name, {}).items())))
+            for name, total in placement_totals.get(group, {}).items()
+        ]
+        facts.group_placements[group] = PlacementCycle(
+            tuple(tried.get(group, ())), tuple(sorted(placed, key=lambda s: (-s.total, s.placement)))
+        )
     facts.denied = sorted(denied)
     facts.unserved = sorted(unserved)
     return facts

@@ -211,6 +211,7 @@ def replay(
         detail=detail,
         log=log,
         group_attempts=facts.group_attempts,
+        group_placements=facts.group_placements,
     )
 
 
@@ -222,8 +223,8 @@ def _placements(
     timeout: float,
     origin: float,
 ) -> list[PodPlacement]:
-    """Each pod's outcome; the log's times become seconds after ``origin`` (when the pods
-    to place were created)."""
+    """Each pod's outcome; the log's times become seconds after ``origin`` (when kplugin
+    began creating the pods to place)."""
 
     def after(at: float | None) -> float | None:
         return None if at is None else round(at - origin, 3)
@@ -246,7 +247,7 @@ def _placements(
             expected=scenario.expect.get(pod.key),
             scores=facts.scores.get(pod.key, ()),
             attempts=facts.attempts.get(pod.key, 0),
-            attempts_at=tuple(round(at - origin, 3) for at in facts.attempt_times.get(pod.key, ())),
+            attempts_at=tuple(after(at) for at in facts.attempt_times.get(pod.key, ())),
             requeues=tuple(replace(r, at=after(r.at)) for r in facts.requeues.get(pod.key, ())),
             bound_before=pod.node_name is not None,
             preempted_by=preemption.preemptor if preemption is not None else None,

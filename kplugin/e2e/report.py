@@ -78,8 +78,8 @@ def _groups(widths: list[int], room: int) -> list[list[int]]:
 
 
 def _at(seconds: float | None, before: str = "") -> str:
-    """A time after the pods were created, as the text shows it: '1.23 s'."""
-    return "" if seconds is None else f"{before}{seconds:.2f} s"
+    """A time after the pods' creation began, as the text shows it: '1.234 s' (or '?')."""
+    return "" if seconds is None else f"{before}{seconds:.3f} s"
 
 
 def placements_text(placements: Sequence[PodPlacement], view: ScoreView) -> str:
@@ -98,7 +98,7 @@ def placements_text(placements: Sequence[PodPlacement], view: ScoreView) -> str:
         lines += score_table(p.scores, view)
         if p.attempts > 1 or p.requeues:
             moved = ", ".join(f"{r.event} ({r.queue}{_at(r.at, ', ')})" for r in p.requeues)
-            when = f" (at {', '.join(_at(at) for at in p.attempts_at)})" if p.attempts_at else ""
+            when = f" (at {', '.join(_at(at) or '?' for at in p.attempts_at)})" if p.attempts_at else ""
             lines.append(f"    attempts: {p.attempts}{when}" + (f"; requeued by: {moved}" if moved else ""))
     if before:
         lines.append(f"({before} pod(s) bound already in the scenario, not shown)")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from kplugin.e2e.logs import NodeScore, Requeue
+from kplugin.e2e.logs import NodeScore, PlacementCycle, Requeue
 from kplugin.e2e.state import DELETED, PENDING, PREEMPTED
 from kplugin.kube import bulk
 
@@ -48,7 +48,8 @@ class PodPlacement:
     expected: tuple[str, ...] | None = None
     scores: tuple[NodeScore, ...] = ()  # empty where one node was feasible (no scoring), or not logged
     attempts: int = 0
-    attempts_at: tuple[float, ...] = ()  # each attempt's time, seconds after the pods were created (the log's)
+    # each attempt's time (None: not read), seconds after kplugin began creating the pods to place
+    attempts_at: tuple[float | None, ...] = ()
     requeues: tuple[Requeue, ...] = ()  # their ``at`` in the same seconds
     bound_before: bool = False  # created bound: the scheduler never placed it
     preempted_by: str | None = None
@@ -113,6 +114,7 @@ class Session:
     detail: str = ""  # what the log was asked for
     log: Path | None = None
     group_attempts: dict[str, int] = field(default_factory=dict)  # pod group -> its scheduling cycles
+    group_placements: dict[str, PlacementCycle] = field(default_factory=dict)  # pod group -> its last cycle's
 
     @property
     def pods_per_second(self) -> float:

@@ -135,8 +135,15 @@ class Process:
         self.log = log
         self._out: IO[bytes] = log.open("wb")
         try:
+            # in UTC: klog's headers carry no zone, and e2e reads times from them (TZ=UTC is
+            # Go's UTC without a zone file; no clock goes back for daylight saving)
             self.popen = subprocess.Popen(
-                list(cmd), stdin=subprocess.DEVNULL, stdout=self._out, stderr=subprocess.STDOUT, start_new_session=True
+                list(cmd),
+                stdin=subprocess.DEVNULL,
+                stdout=self._out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, "TZ": "UTC"},
             )
         except OSError as err:
             self._out.close()

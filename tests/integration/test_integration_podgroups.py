@@ -59,6 +59,32 @@ def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_pat
     page.screenshot(path=str(tmp_path / "whatif.png"), full_page=True)
 
 
+def test_the_placement_taken_and_each_placements_scores(kplugin: Kplugin, tmp_path: Path, open_page: Any) -> None:
+    """Both racks take the gang: the scheduler tries both placements RackGang generates and
+    takes the best total; RackGang's PlacementScore (MaxScore over the nodes used) is what
+    tips it to rack-b, one node. e2e reads the placements and their scores per plugin from
+    the scheduler's log and shows them in --json, the text and the report."""
+    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+    html = tmp_path / "pack.html"
+    run = kplugin("e2e", str(project), "--scenario", str(REPO / "examples" / "rack-gang-pack-scenario.yaml"), "--json",
+                  "--report", str(html))  # fmt: skip
+    assert run.code == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout)
+    assert result["ok"], result
+    (group,) = result["groups"]
+    assert group["placement"] == "rack-b" and group["placementsTried"] == ["rack-a", "rack-b"], group
+    scores = {s["placement"]: s for s in group["placementScores"]}
+    assert [s["placement"] for s in group["placementScores"]] == ["rack-b", "rack-a"], group  # best first
+    assert (scores["rack-b"]["plugins"]["RackGang"], scores["rack-a"]["plugins"]["RackGang"]) == (100, 50), scores
+    for score in scores.values():  # the total is the plugins' (weights 1)
+        assert score["total"] == sum(score["plugins"].values()), score
+    assert f"; placement rack-b ({scores['rack-b']['total']}, rack-a {scores['rack-a']['total']})" in run.stderr
+    page = open_page(html)
+    assert page.errors == [], page.errors
+    row = [c.inner_text() for c in page.locator("#groups tbody tr").first.locator("td").all()]
+    assert row[-1].startswith("rack-b (scores: rack-b "), row
+
+
 def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugin: Kplugin, tmp_path: Path) -> None:
     """All or nothing, in the real scheduler's GangScheduling: three of the four pods would
     fit, none is bound; without the step the four stay pending, with it (a node added to
@@ -87,7 +113,8 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugi
     assert group["attempts"] >= 1, group  # tried as a group (the scheduler's log), and held back
     del group["attempts"]
     assert group == {"group": "gang", "minCount": 4, "pods": 4, "bound": 0, "outcome": "none", "placed": False,
-                     "nodes": []}  # fmt: skip
+                     "nodes": [], "placement": None, "placementsTried": ["rack-a", "rack-b"],
+                     "placementScores": []}  # fmt: skip
     run = kplugin("e2e", str(project), "--scenario", str(stuck), "--timeout", "8")
     assert "pod group gang (gang of 4): 0/4 bound (held back: all or nothing); " in run.stderr, run.stderr
 

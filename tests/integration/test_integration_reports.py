@@ -88,10 +88,10 @@ def test_a_replays_report_shows_the_runs_numbers(kplugin: Kplugin, tmp_path: Pat
     rows.nth(pods.index(waiting)).click()
     rejected = page.locator("#details table.rejections tbody tr")
     assert rejected.count() >= 1 and sum(int(cells(r)[0]) for r in rejected.all()) == 3  # of the 3 nodes
-    # its attempts on the timeline, each at its time after the pods were created (the log's)
+    # its attempts on the timeline, each at its time after the pods' creation began (the log's)
     attempts = [li.inner_text() for li in page.locator("#details ol.timeline li.attempt").all()]
     assert waiting["attemptsAt"] and len(attempts) == waiting["attempts"] == len(waiting["attemptsAt"]), waiting
-    assert attempts == [f"attempt {i} · {at:.2f} s" for i, at in enumerate(waiting["attemptsAt"], 1)], attempts
+    assert attempts == [f"attempt {i} · {at:.3f} s" for i, at in enumerate(waiting["attemptsAt"], 1)], attempts
     # sorting by attempts (a header's button) puts the most tried last; search filters the rows
     page.locator("#pods th button", has_text="attempts").click()
     assert page.locator("#pods th").nth(3).get_attribute("aria-sort") == "ascending"

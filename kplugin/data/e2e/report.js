@@ -108,9 +108,9 @@ function heatmap(p, label) {
 }
 
 // The pod's attempts and the events that requeued it, in time order: each with its time
-// after the pods were created (the scheduler's log), or in the log's order where it has none.
+// after the pods' creation began (the scheduler's log), or in the log's order where one has none.
 function timeline(p) {
-  const when = (at) => (typeof at === "number" ? ` · ${at.toFixed(2)} s` : "");
+  const when = (at) => (typeof at === "number" ? ` · ${at.toFixed(3)} s` : "");
   const times = p.attemptsAt || [];
   const events = [];
   for (let i = 0; i < p.attempts; i++) {
@@ -183,11 +183,20 @@ if (D.kind === "replay") {
           {text: u.plugin, cls: "num"}, {text: u.default, cls: "num"}]))
     : el("p", {class: "muted", text: "no node's use changed"}));
 }
+// A group's placement: the one taken, and every scored placement's total (the JSON has each plugin's).
+function placementOf(x) {
+  const scores = (x.placementScores || []).map((s) => `${s.placement} ${s.total}`).join(", ");
+  const taken = x.placement || (x.placementsTried && x.placementsTried.length ? `tried: ${x.placementsTried.join(", ")}` : "");
+  return taken + (scores ? ` (scores: ${scores})` : "");
+}
 if (D.groups.length) {
   const g = D.kind === "compare" ? D.groups.map((x) => ({...x.plugin, default: x.default})) : D.groups;
   content.append(el("h2", {text: "Pod groups"}), table("groups", "pod groups",
-    ["group", "gang minimum", "pods", "bound", "outcome", "attempts", "nodes"].concat(D.kind === "compare" ? ["default: bound", "default: nodes"] : []),
+    ["group", "gang minimum", "pods", "bound", "outcome", "attempts", "nodes"]
+      .concat(D.kind === "compare" ? ["default: bound", "default: nodes"] : []).concat(["placement"])
+      .concat(D.kind === "compare" ? ["default: placement"] : []),
     g.map((x) => [{text: x.group}, {text: x.minCount, cls: "num"}, {text: x.pods, cls: "num"}, {text: x.bound, cls: "num"},
       {text: x.outcome + (x.placed || x.bound ? "" : " (held back)")}, {text: x.attempts, cls: "num"}, {text: x.nodes.join(", ")}]
-      .concat(x.default ? [{text: x.default.bound, cls: "num"}, {text: x.default.nodes.join(", ")}] : []))));
+      .concat(x.default ? [{text: x.default.bound, cls: "num"}, {text: x.default.nodes.join(", ")}] : [])
+      .concat([{text: placementOf(x)}]).concat(x.default ? [{text: placementOf(x.default)}] : []))));
 }

@@ -36,6 +36,9 @@ def test_a_gang_held_back_then_placed() -> None:
         "placed": True,
         "nodes": ["a-1", "a-2"],
         "attempts": 0,
+        "placement": None,  # no log read: not told
+        "placementsTried": [],
+        "placementScores": [],
     }
 
 

@@ -415,13 +415,15 @@ def test_pending_pods_arrive_in_queue_order() -> None:
 
 
 def test_klog_times_take_the_year_that_puts_them_in_the_past() -> None:
-    from datetime import datetime
+    from datetime import UTC, datetime
 
-    new_year = datetime(2027, 1, 1, 0, 0, 5)
+    new_year = datetime(2027, 1, 1, 0, 0, 5, tzinfo=UTC)
     december = logs.line_time("I1231 23:59:59.500000  1 schedule_one.go:93] x", new_year)
     january = logs.line_time("I0101 00:00:01.250000  1 schedule_one.go:93] x", new_year)
     assert december is not None and january is not None
-    assert datetime.fromtimestamp(december).year == 2026 and round(january - december, 6) == 1.75
+    assert datetime.fromtimestamp(december, UTC).year == 2026 and round(january - december, 6) == 1.75
+    # read as UTC, the zone kplugin runs the scheduler in: the same instant on any machine
+    assert january == datetime(2027, 1, 1, 0, 0, 1, 250000, tzinfo=UTC).timestamp()
     assert logs.line_time('"Attempting to schedule pod" pod="default/p"') is None  # no header
     assert logs.line_time("I0230 10:00:00.000000  1 x.go:1] February 30", new_year) is None
 
@@ -433,3 +435,65 @@ def test_a_pods_times_are_seconds_after_the_pods_were_created() -> None:
     (placement,) = replay._placements(scenario, {}, facts, set(), 30, origin)
     assert placement.attempts_at == (1.1, 3.0)  # rounded to the millisecond
     assert placement.requeues == (Requeue("NodeLabelChange", "Active", "QueueAfterBackoff", 3.0),)
+
+
+# real lines of kube-scheduler 1.37.2 (schedule_one_podgroup.go, --vmodule
+# schedule_one_podgroup=10): examples/rack-gang's gang on two racks that both take it
+LOG_PLACEMENTS = """\
+I1206 04:49:29.847087   10908 schedule_one_podgroup.go:126] "Attempting to schedule pod group" podGroupType="podgroup" podGroup="default/gang"
+I1206 04:49:29.847128   10908 schedule_one_podgroup.go:1006] "Assuming placement in snapshot" podGroupType="podgroup" podGroup="default/gang" placement="rack-a"
+I1206 04:49:29.847989   10908 schedule_one_podgroup.go:1006] "Assuming placement in snapshot" podGroupType="podgroup" podGroup="default/gang" placement="rack-b"
+I1206 04:49:29.848622   10908 schedule_one_podgroup.go:1210] "Plugin scored placement for podGroup" podGroupType="podgroup" podGroup="default/gang" plugin="NodeResourcesFit" placement="rack-a" score=50
+I1206 04:49:29.848627   10908 schedule_one_podgroup.go:1210] "Plugin scored placement for podGroup" podGroupType="podgroup" podGroup="default/gang" plugin="PodGroupPodsCount" placement="rack-a" score=100
+I1206 04:49:29.848630   10908 schedule_one_podgroup.go:1210] "Plugin scored placement for podGroup" podGroupType="podgroup" podGroup="default/gang" plugin="RackGang" placement="rack-a" score=50
+I1206 04:49:29.848633   10908 schedule_one_podgroup.go:1212] "Calculated placement's final score for podGroup" podGroupType="podgroup" podGroup="default/gang" placement="rack-a" score=200
+I1206 04:49:29.848636   10908 schedule_one_podgroup.go:1210] "Plugin scored placement for podGroup" podGroupType="podgroup" podGroup="default/gang" plugin="NodeResourcesFit" placement="rack-b" score=51
+I1206 04:49:29.848638   10908 schedule_one_podgroup.go:1210] "Plugin scored placement for podGroup" podGroupType="podgroup" podGroup="default/gang" plugin="PodGroupPodsCount" placement="rack-b" score=100
+I1206 04:49:29.848640   10908 schedule_one_podgroup.go:1210] "Plugin scored placement for podGroup" podGroupType="podgroup" podGroup="default/gang" plugin="RackGang" placement="rack-b" score=100
+I1206 04:49:29.848642   10908 schedule_one_podgroup.go:1212] "Calculated placement's final score for podGroup" podGroupType="podgroup" podGroup="default/gang" placement="rack-b" score=251
+"""
+
+
+def test_a_groups_placements_their_scores_and_the_one_taken() -> None:
+    from kplugin.e2e.groups import group_json, group_line, groups
+    from kplugin.e2e.logs import PlacementCycle, PlacementScore
+    from kplugin.e2e.scenario import load_scenario
+
+    facts = logs.read_log(LOG_PLACEMENTS.splitlines())
+    (cycle,) = facts.group_placements.values()
+    assert cycle.tried == ("rack-a", "rack-b")
+    assert cycle.scores == (
+        PlacementScore("rack-b", 251, {"NodeResourcesFit": 51, "PodGroupPodsCount": 100, "RackGang": 100}),
+        PlacementScore("rack-a", 200, {"NodeResourcesFit": 50, "PodGroupPodsCount": 100, "RackGang": 50}),
+    )
+    assert cycle.chosen == "rack-b"
+    # a tie is broken at random: not told; one placement tried is the one taken; none scored, several tried: not told
+    tie = PlacementCycle(("a", "b"), (PlacementScore("a", 5, {}), PlacementScore("b", 5, {})))
+    assert (tie.chosen, PlacementCycle(("only",)).chosen, PlacementCycle(("a", "b")).chosen) == (None, "only", None)
+    # a later cycle of the group starts again
+    again = LOG_PLACEMENTS + LOG_PLACEMENTS.splitlines()[0] + "\n" + LOG_PLACEMENTS.splitlines()[1] + "\n"
+    assert logs.read_log(again.splitlines()).group_placements["gang"] == PlacementCycle(("rack-a",))
+
+    scenario = load_scenario(Path(__file__).parents[3] / "examples" / "rack-gang-scenario.yaml")
+    placed = [PodPlacement(pod=f"g-{i}", node="b-1", reason="") for i in range(1, 5)]
+    (group,) = groups(scenario, placed, facts.group_attempts, facts.group_placements)
+    shown = group_json(group)
+    assert (shown["placement"], shown["placementsTried"]) == ("rack-b", ["rack-a", "rack-b"])
+    assert [s["placement"] for s in shown["placementScores"]] == ["rack-b", "rack-a"]
+    assert shown["placementScores"][0]["plugins"]["RackGang"] == 100
+    assert group_line(group).endswith("; 1 attempt(s); placement rack-b (251, rack-a 200)")
+    # nothing bound: no placement taken, the scores still told
+    (held,) = groups(
+        scenario, [PodPlacement(pod="g-1", node=None, reason="")], facts.group_attempts, facts.group_placements
+    )
+    assert group_json(held)["placement"] is None
+    assert group_line(held).endswith("; placements scored: rack-b 251; rack-a 200")
+
+
+def test_an_attempt_whose_header_cannot_be_read_keeps_its_place() -> None:
+    garbled = LOG_1_28.replace("I1203 20:40:01.100000", "I1203 2x:40:01.100000")
+    facts = logs.read_log(garbled.splitlines())
+    assert facts.attempt_times["waits"] == [None, at("I1203 20:40:03.000100")]
+    scenario = Scenario(nodes=(Node("n"),), pods=(Pod("waits"),))
+    (placement,) = replay._placements(scenario, {}, facts, set(), 30, at("I1203 20:40:00.000000"))
+    assert placement.attempts_at == (None, 3.0)
