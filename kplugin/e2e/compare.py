@@ -85,9 +85,7 @@ def _use(scenario: Scenario, session: Session) -> dict[str, usage.Amounts]:
 def compare(inputs: Inputs, plugin: Session, default: Session, seconds: float) -> Comparison:
     scenario = inputs.scenario
     result = Comparison(str(inputs.project.version), plugin, default, seconds=round(seconds, 1))
-    plugin_groups, default_groups = (
-        groups(scenario, s.placements, s.group_attempts, s.group_placements) for s in (plugin, default)
-    )
+    plugin_groups, default_groups = (groups(scenario, s.placements, s.groups) for s in (plugin, default))
     result.groups = list(zip(plugin_groups, default_groups, strict=True))
     theirs = {p.pod: p for p in default.placements}
     for mine in plugin.placements:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from kplugin.e2e.logs import PlacementCycle
+from kplugin.e2e.logs import GroupLog, PlacementCycle, Requeue
 from kplugin.e2e.scenario import Scenario, is_pod_group
 from kplugin.e2e.session import PodPlacement
 from kplugin.e2e.state import pod_key
@@ -36,6 +36,8 @@ class Group:
     nodes: tuple[str, ...]  # the nodes its bound pods are on, sorted
     attempts: int = 0  # the scheduler's cycles of the group (its log, 1.36 on)
     placements: PlacementCycle = field(default_factory=PlacementCycle)  # its last cycle's placements (its log)
+    requeues: tuple[Requeue, ...] = ()  # cluster events that moved it back to a queue (its log, 1.37 on)
+    backoffs: int = 0  # times it came back when its backoff ended (its log, 1.37 on)
 
     @property
     def outcome(self) -> GroupOutcome:
@@ -56,13 +58,10 @@ def _min_count(body: dict[str, Any]) -> int | None:
 
 
 def groups(
-    scenario: Scenario,
-    placements: Sequence[PodPlacement],
-    attempts: Mapping[str, int] | None = None,
-    cycles: Mapping[str, PlacementCycle] | None = None,
+    scenario: Scenario, placements: Sequence[PodPlacement], logs: Mapping[str, GroupLog] | None = None
 ) -> list[Group]:
-    """The scenario's pod groups after a replay, sorted by key ([] without any), with the
-    scheduling cycles and the last cycle's placements the scheduler's log shows for each."""
+    """The scenario's pod groups after a replay, sorted by key ([] without any), with what
+    the scheduler's log shows of each: its cycles, its last cycle's placements, its moves."""
     policies = {
         pod_key(obj.namespace or "default", obj.name): _min_count(obj.body)
         for obj in scenario.objects
@@ -78,9 +77,20 @@ def groups(
     for key, pods in sorted(members.items()):
         bound = tuple(sorted(p for p in pods if where.get(p)))
         nodes = tuple(sorted({str(where[p]) for p in bound}))
-        tried = (attempts or {}).get(key, 0)
-        cycle = (cycles or {}).get(key, PlacementCycle())
-        found.append(Group(key, policies.get(key), tuple(sorted(pods)), bound, nodes, tried, cycle))
+        log = (logs or {}).get(key, GroupLog())
+        found.append(
+            Group(
+                key,
+                policies.get(key),
+                tuple(sorted(pods)),
+                bound,
+                nodes,
+                log.attempts,
+                log.placements,
+                log.requeues,
+                log.backoffs,
+            )
+        )
     return found
 
 
@@ -99,6 +109,10 @@ def group_json(group: Group) -> dict[str, Any]:
         "placementScores": [
             {"placement": p.placement, "total": p.total, "plugins": p.plugins} for p in group.placements.scores
         ],
+        "requeues": [
+            {"event": r.event, "queue": r.queue, **({"at": r.at} if r.at is not None else {})} for r in group.requeues
+        ],
+        "backoffRetries": group.backoffs,
     }
 
 
@@ -108,6 +122,10 @@ def group_line(group: Group) -> str:
     on = f", on {', '.join(group.nodes)}" if group.nodes else ""
     held = "" if group.placed or group.bound else " (held back: all or nothing)"
     tried = f"; {group.attempts} attempt(s)" if group.attempts else ""
+    if group.backoffs:
+        tried += f", {group.backoffs} after a backoff"
+    if group.requeues:
+        tried += "; requeued by: " + ", ".join(f"{r.event} ({r.queue})" for r in group.requeues)
     counts = f"{len(group.bound)}/{len(group.pods)} bound"
     return f"pod group {group.key} ({policy}): {counts}{on}{held}{tried}{_placement(group)}"
 

@@ -20,6 +20,11 @@ The lines, read from the sources of every supported minor (klog's structured for
   in ``schedule_one_podgroup.go`` 1.36-1.37 and ``algorithm_podgroup.go`` 1.38; the
   scheduler takes the best total (a tie at random). 1.38 logs a group's pods' attempts
   there too.
+- a pod group's moves in the queue (1.37 on, where the queue holds groups as entities):
+  "Entity moved to an internal scheduling queue" with ``type="podgroup"``. A gang that
+  fails goes to the backoff queue with no plugin to wait for ("unschedulable plugins={}")
+  and comes back on ``BackoffComplete``, so its retries are counted apart from the
+  cluster events that moved it.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
 - each line's klog header, "I1206 04:28:23.509108": when an attempt or a requeue happened
   (the year left out; UTC, the zone kplugin starts the scheduler in).
@@ -95,6 +100,18 @@ class PlacementCycle:
 
 
 @dataclass(frozen=True)
+class GroupLog:
+    """What the log tells of one pod group: its cycles, its last cycle's placements, the
+    cluster events that moved it back to the active or backoff queue, and how often it
+    came back when its backoff ended."""
+
+    attempts: int = 0
+    placements: PlacementCycle = field(default_factory=PlacementCycle)
+    requeues: tuple[Requeue, ...] = ()
+    backoffs: int = 0
+
+
+@dataclass(frozen=True)
 class Preemption:
     preemptor: str
     node: str
@@ -106,8 +123,7 @@ class LogFacts:
     attempts: dict[str, int] = field(default_factory=dict)
     # pod -> each attempt's log time (None where its line had no readable header)
     attempt_times: dict[str, list[float | None]] = field(default_factory=dict)
-    group_attempts: dict[str, int] = field(default_factory=dict)  # pod group (its key) -> its cycles
-    group_placements: dict[str, PlacementCycle] = field(default_factory=dict)  # pod group -> its last cycle's
+    groups: dict[str, GroupLog] = field(default_factory=dict)  # pod group (its key, as a pod's) -> its log
     requeues: dict[str, list[Requeue]] = field(default_factory=dict)
     preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
     denied: list[str] = field(default_factory=list)  # sorted "verb resource.group"
@@ -138,7 +154,7 @@ _PLACEMENT_SCORE = re.compile(
     r"score=(?P<score>-?[0-9]+)"
 )
 _MOVED = re.compile(
-    r'"(?:Pod|Entity) moved to an internal scheduling queue" (?:[^"]*"[^"]*" )*?'
+    r'"(?:Pod|Entity) moved to an internal scheduling queue" (?:[^"]*"[^"]*" )*?(?:type="(?P<type>[^"]*)" )?'
     r'(?:pod|entity)="(?P<pod>[^"]+)" event="?(?P<event>[^" ]+)"? queue="?(?P<queue>[^" ]+)"?'
     r'(?: hint="?(?P<hint>[^"\s]+)"?)?'
 )
@@ -207,7 +223,10 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
     facts = LogFacts()
     now = datetime.now(UTC)
     plugins: dict[str, dict[str, dict[str, int]]] = {}
-    # a pod group's cycle: the placements it tried, and their scores (plugin and total)
+    # a pod group's cycles and moves; its last cycle's placements, and their scores (plugin and total)
+    group_attempts: dict[str, int] = {}
+    group_requeues: dict[str, list[Requeue]] = {}
+    group_backoffs: dict[str, int] = {}
     tried: dict[str, list[str]] = {}
     placement_plugins: dict[str, dict[str, dict[str, int]]] = {}
     placement_totals: dict[str, dict[str, int]] = {}
@@ -243,7 +262,7 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
             match = _GROUP_ATTEMPT.search(line)
             group = key(match["group"]) if match else None  # NAMESPACE/NAME, mapped as a pod's
             if group is not None:
-                facts.group_attempts[group] = facts.group_attempts.get(group, 0) + 1
+                group_attempts[group] = group_attempts.get(group, 0) + 1
                 tried[group], placement_plugins[group], placement_totals[group] = [], {}, {}  # a new cycle
         elif "Assuming placement in snapshot" in line:
             match = _PLACEMENT_TRIED.search(line)
@@ -259,7 +278,13 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
         elif "moved to an internal scheduling queue" in line:
             match = _MOVED.search(line)
             pod = key(match["pod"]) if match else None
-            if match is not None and pod is not None and match["event"] not in _NOT_REQUEUES:
+            if match is not None and pod is not None and match["type"] == "podgroup":
+                if match["event"] == "BackoffComplete":
+                    group_backoffs[pod] = group_backoffs.get(pod, 0) + 1
+                elif match["event"] not in _NOT_REQUEUES:
+                    moved = Requeue(match["event"], match["queue"], at=line_time(line, now))
+                    group_requeues.setdefault(pod, []).append(moved)
+            elif match is not None and pod is not None and match["event"] not in _NOT_REQUEUES:
                 hint = match["hint"] or ""
                 requeue = Requeue(match["event"], match["queue"], _HINTS.get(hint, hint), line_time(line, now))
                 moves = facts.requeues.setdefault(pod, [])
@@ -290,14 +315,20 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
         by_plugin = plugins.get(pod, {})
         scored = [NodeScore(n, total, dict(sorted(by_plugin.get(n, {}).items()))) for n, total in by_node.items()]
         facts.scores[pod] = tuple(sorted(scored, key=lambda s: (-s.total, s.node)))
-    for group in sorted(tried.keys() | placement_totals.keys()):
+    seen = (
+        group_attempts.keys() | tried.keys() | placement_totals.keys() | group_requeues.keys() | group_backoffs.keys()
+    )
+    for group in sorted(seen):
         per_placement = placement_plugins.get(group, {})
         placed = [
             PlacementScore(name, total, dict(sorted(per_placement.get(name, {}).items())))
             for name, total in placement_totals.get(group, {}).items()
         ]
-        facts.group_placements[group] = PlacementCycle(
+        cycle = PlacementCycle(
             tuple(tried.get(group, ())), tuple(sorted(placed, key=lambda s: (-s.total, s.placement)))
+        )
+        facts.groups[group] = GroupLog(
+            group_attempts.get(group, 0), cycle, tuple(group_requeues.get(group, ())), group_backoffs.get(group, 0)
         )
     facts.denied = sorted(denied)
     facts.unserved = sorted(unserved)

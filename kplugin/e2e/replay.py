@@ -210,9 +210,16 @@ def replay(
         unserved=facts.unserved,
         detail=detail,
         log=log,
-        group_attempts=facts.group_attempts,
-        group_placements=facts.group_placements,
+        groups={
+            key: replace(group, requeues=tuple(replace(r, at=_since(r.at, origin)) for r in group.requeues))
+            for key, group in facts.groups.items()
+        },
     )
+
+
+def _since(at: float | None, origin: float) -> float | None:
+    """A log time as seconds after ``origin``, to the millisecond (None stays None)."""
+    return None if at is None else round(at - origin, 3)
 
 
 def _placements(
@@ -225,10 +232,6 @@ def _placements(
 ) -> list[PodPlacement]:
     """Each pod's outcome; the log's times become seconds after ``origin`` (when kplugin
     began creating the pods to place)."""
-
-    def after(at: float | None) -> float | None:
-        return None if at is None else round(at - origin, 3)
-
     seen: dict[str, PodPlacement] = {}
     for pod in scenario.all_pods():
         state = states.get(pod.key) or PodState()
@@ -247,8 +250,8 @@ def _placements(
             expected=scenario.expect.get(pod.key),
             scores=facts.scores.get(pod.key, ()),
             attempts=facts.attempts.get(pod.key, 0),
-            attempts_at=tuple(after(at) for at in facts.attempt_times.get(pod.key, ())),
-            requeues=tuple(replace(r, at=after(r.at)) for r in facts.requeues.get(pod.key, ())),
+            attempts_at=tuple(_since(at, origin) for at in facts.attempt_times.get(pod.key, ())),
+            requeues=tuple(replace(r, at=_since(r.at, origin)) for r in facts.requeues.get(pod.key, ())),
             bound_before=pod.node_name is not None,
             preempted_by=preemption.preemptor if preemption is not None else None,
             preempted_on=preemption.node if preemption is not None else None,

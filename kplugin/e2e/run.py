@@ -298,7 +298,7 @@ def outcome_of(inputs: Inputs, session: Session, kept: Path | None, seconds: flo
         scheduled=session.scheduled,
         scheduling_seconds=session.scheduling_seconds,
         detail=session.detail,
-        groups=groups(inputs.scenario, session.placements, session.group_attempts, session.group_placements),
+        groups=groups(inputs.scenario, session.placements, session.groups),
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from kplugin.e2e.logs import NodeScore, PlacementCycle, Requeue
+from kplugin.e2e.logs import GroupLog, NodeScore, Requeue
 from kplugin.e2e.state import DELETED, PENDING, PREEMPTED
 from kplugin.kube import bulk
 
@@ -113,8 +113,7 @@ class Session:
     unserved: list[str] = field(default_factory=list)  # types the scheduler's informers list, not served
     detail: str = ""  # what the log was asked for
     log: Path | None = None
-    group_attempts: dict[str, int] = field(default_factory=dict)  # pod group -> its scheduling cycles
-    group_placements: dict[str, PlacementCycle] = field(default_factory=dict)  # pod group -> its last cycle's
+    groups: dict[str, GroupLog] = field(default_factory=dict)  # pod group -> what the scheduler's log tells of it
 
     @property
     def pods_per_second(self) -> float:

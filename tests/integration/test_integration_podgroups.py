@@ -112,6 +112,7 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugi
     (group,) = result["groups"]
     assert group["attempts"] >= 1, group  # tried as a group (the scheduler's log), and held back
     del group["attempts"]
+    assert group.pop("requeues") == [] and group.pop("backoffRetries") >= 0, group  # no event moved it
     assert group == {"group": "gang", "minCount": 4, "pods": 4, "bound": 0, "outcome": "none", "placed": False,
                      "nodes": [], "placement": None, "placementsTried": ["rack-a", "rack-b"],
                      "placementScores": []}  # fmt: skip
@@ -127,6 +128,9 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugi
     (group,) = result["groups"]
     assert (group["bound"], group["outcome"], group["placed"], group["nodes"]) == (4, "all", True, ["a-1", "a-2"])
     assert group["attempts"] >= 2, group  # before the step and after it
+    # and the log tells what brought it back: its backoff's end (1.37 puts a failed gang in
+    # the backoff queue with no plugin to wait for), or a cluster event
+    assert group["backoffRetries"] + len(group["requeues"]) >= 1, group
 
 
 def test_on_an_existing_cluster_the_scheduler_gets_the_gates_and_the_cluster_must_serve_pod_groups(

@@ -196,7 +196,10 @@ if (D.groups.length) {
       .concat(D.kind === "compare" ? ["default: bound", "default: nodes"] : []).concat(["placement"])
       .concat(D.kind === "compare" ? ["default: placement"] : []),
     g.map((x) => [{text: x.group}, {text: x.minCount, cls: "num"}, {text: x.pods, cls: "num"}, {text: x.bound, cls: "num"},
-      {text: x.outcome + (x.placed || x.bound ? "" : " (held back)")}, {text: x.attempts, cls: "num"}, {text: x.nodes.join(", ")}]
+      {text: x.outcome + (x.placed || x.bound ? "" : " (held back)")},
+      {text: x.attempts + (x.backoffRetries ? ` (${x.backoffRetries} after a backoff)` : "")
+        + ((x.requeues || []).length ? `; requeued by ${x.requeues.map((r) => r.event).join(", ")}` : ""), cls: "num", sort: x.attempts},
+      {text: x.nodes.join(", ")}]
       .concat(x.default ? [{text: x.default.bound, cls: "num"}, {text: x.default.nodes.join(", ")}] : [])
       .concat([{text: placementOf(x)}]).concat(x.default ? [{text: placementOf(x.default)}] : []))));
 }

@@ -39,6 +39,8 @@ def test_a_gang_held_back_then_placed() -> None:
         "placement": None,  # no log read: not told
         "placementsTried": [],
         "placementScores": [],
+        "requeues": [],
+        "backoffRetries": 0,
     }
 
 
@@ -78,9 +80,9 @@ I1205 20:40:09.000200       1 schedule_one.go:117] "Attempting to schedule pod" 
 
 def test_a_groups_cycles_and_its_pods_attempts_are_read_from_the_log() -> None:
     facts = read_log(GROUP_LOG.splitlines())
-    assert facts.group_attempts == {"gang": 2}
+    assert {k: g.attempts for k, g in facts.groups.items()} == {"gang": 2}
     assert facts.attempts == {"g-1": 2, "g-2": 1, "team/alone": 1}
-    (gang,) = groups(load_scenario(GROW), placed(**{"g-1": "a-1"}), facts.group_attempts)
+    (gang,) = groups(load_scenario(GROW), placed(**{"g-1": "a-1"}), facts.groups)
     assert gang.attempts == 2 and group_json(gang)["attempts"] == 2
     assert group_line(gang) == "pod group gang (gang of 4): 1/4 bound, on a-1; 2 attempt(s)"
 
@@ -97,5 +99,36 @@ def test_on_an_existing_cluster_a_groups_cycles_are_keyed_as_the_scenario_names_
 
     log = GROUP_LOG.replace('"default/', '"kp-abc123-default/').replace('pod="team/alone"', 'pod="other/alone"')
     facts = read_log(log.splitlines(), key)
-    assert facts.group_attempts == {"gang": 2}
+    assert {k: g.attempts for k, g in facts.groups.items()} == {"gang": 2}
     assert facts.attempts == {"g-1": 2, "g-2": 1}
+
+
+# real lines of kube-scheduler 1.37.2 (active_queue.go, backoff_queue.go,
+# scheduling_queue.go): examples/rack-gang-grow-scenario.yaml's gang, which failed twice
+# and came back each time when its backoff ended; one line made up (the NodeAdd) as a
+# cluster event would move it
+GROUP_MOVES = """\
+I1206 05:17:53.879345   20026 scheduling_queue.go:823] "Entity moved to an internal scheduling queue, because it is gated" type="podgroup" entity="default/gang" event="UnscheduledPodAdd" queue="Unschedulable"
+I1206 05:17:53.895333   20026 active_queue.go:414] "Entity moved to an internal scheduling queue" type="podgroup" entity="default/gang" event="UnscheduledPodAdd" queue="Active"
+I1206 05:17:53.989163   20026 backoff_queue.go:314] "Entity moved to an internal scheduling queue" podGroupType="podgroup" podGroup="default/gang" type="podgroup" entity="default/gang" event="ScheduleAttemptFailure" queue="Backoff"
+I1206 05:17:55.001364   20026 active_queue.go:414] "Entity moved to an internal scheduling queue" type="podgroup" entity="default/gang" event="BackoffComplete" queue="Active"
+I1206 05:17:55.003481   20026 backoff_queue.go:314] "Entity moved to an internal scheduling queue" podGroupType="podgroup" podGroup="default/gang" type="podgroup" entity="default/gang" event="ScheduleAttemptFailure" queue="Backoff"
+I1206 05:17:58.001998   20026 active_queue.go:414] "Entity moved to an internal scheduling queue" type="podgroup" entity="default/gang" event="BackoffComplete" queue="Active"
+I1206 05:17:58.101998   20026 active_queue.go:414] "Entity moved to an internal scheduling queue" type="podgroup" entity="default/gang" event="NodeAdd" queue="Active"
+I1206 05:17:58.201998   20026 active_queue.go:414] "Entity moved to an internal scheduling queue" type="pod" entity="default/g-1" event="NodeAdd" queue="Active"
+"""  # noqa: E501
+
+
+def test_a_groups_moves_are_its_own_and_its_backoff_retries_are_counted() -> None:
+    facts = read_log(GROUP_MOVES.splitlines())
+    gang = facts.groups["gang"]
+    assert gang.backoffs == 2
+    assert [(r.event, r.queue) for r in gang.requeues] == [("NodeAdd", "Active")]
+    assert gang.requeues[0].at is not None
+    # a pod's move stays the pod's, and the group's moves are not a pod's named "gang"
+    assert [(r.event, r.queue) for r in facts.requeues["g-1"]] == [("NodeAdd", "Active")]
+    assert "gang" not in facts.requeues
+    (group,) = groups(load_scenario(GROW), placed(**{"g-1": None}), facts.groups)
+    shown = group_json(group)
+    assert shown["backoffRetries"] == 2 and [r["event"] for r in shown["requeues"]] == ["NodeAdd"]
+    assert group_line(group).endswith(", 2 after a backoff; requeued by: NodeAdd (Active)")

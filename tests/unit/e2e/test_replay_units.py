@@ -460,7 +460,7 @@ def test_a_groups_placements_their_scores_and_the_one_taken() -> None:
     from kplugin.e2e.scenario import load_scenario
 
     facts = logs.read_log(LOG_PLACEMENTS.splitlines())
-    (cycle,) = facts.group_placements.values()
+    (cycle,) = (group.placements for group in facts.groups.values())
     assert cycle.tried == ("rack-a", "rack-b")
     assert cycle.scores == (
         PlacementScore("rack-b", 251, {"NodeResourcesFit": 51, "PodGroupPodsCount": 100, "RackGang": 100}),
@@ -472,20 +472,18 @@ def test_a_groups_placements_their_scores_and_the_one_taken() -> None:
     assert (tie.chosen, PlacementCycle(("only",)).chosen, PlacementCycle(("a", "b")).chosen) == (None, "only", None)
     # a later cycle of the group starts again
     again = LOG_PLACEMENTS + LOG_PLACEMENTS.splitlines()[0] + "\n" + LOG_PLACEMENTS.splitlines()[1] + "\n"
-    assert logs.read_log(again.splitlines()).group_placements["gang"] == PlacementCycle(("rack-a",))
+    assert logs.read_log(again.splitlines()).groups["gang"].placements == PlacementCycle(("rack-a",))
 
     scenario = load_scenario(Path(__file__).parents[3] / "examples" / "rack-gang-scenario.yaml")
     placed = [PodPlacement(pod=f"g-{i}", node="b-1", reason="") for i in range(1, 5)]
-    (group,) = groups(scenario, placed, facts.group_attempts, facts.group_placements)
+    (group,) = groups(scenario, placed, facts.groups)
     shown = group_json(group)
     assert (shown["placement"], shown["placementsTried"]) == ("rack-b", ["rack-a", "rack-b"])
     assert [s["placement"] for s in shown["placementScores"]] == ["rack-b", "rack-a"]
     assert shown["placementScores"][0]["plugins"]["RackGang"] == 100
     assert group_line(group).endswith("; 1 attempt(s); placement rack-b (251, rack-a 200)")
     # nothing bound: no placement taken, the scores still told
-    (held,) = groups(
-        scenario, [PodPlacement(pod="g-1", node=None, reason="")], facts.group_attempts, facts.group_placements
-    )
+    (held,) = groups(scenario, [PodPlacement(pod="g-1", node=None, reason="")], facts.groups)
     assert group_json(held)["placement"] is None
     assert group_line(held).endswith("; placements scored: rack-b 251; rack-a 200")
 
