@@ -131,7 +131,7 @@ def group_line(group: Group) -> str:
 
 
 def _placement(group: Group) -> str:
-    """'; placement rack-b (251; rack-a 200)': the one taken, with the scores, where the log tells."""
+    """'; placement rack-b (251, rack-a 200)': the one taken, its total and the others', where the log tells."""
     cycle = group.placements
     chosen = cycle.chosen if group.bound else None
     scores = "; ".join(f"{p.placement} {p.total}" for p in cycle.scores if p.placement != chosen)
