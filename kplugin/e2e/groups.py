@@ -34,10 +34,27 @@ class Group:
     pods: tuple[str, ...]  # the scenario's pods of the group, by key
     bound: tuple[str, ...]
     nodes: tuple[str, ...]  # the nodes its bound pods are on, sorted
-    attempts: int = 0  # the scheduler's cycles of the group (its log, 1.36 on)
-    placements: PlacementCycle = field(default_factory=PlacementCycle)  # its last cycle's placements (its log)
-    requeues: tuple[Requeue, ...] = ()  # cluster events that moved it back to a queue (its log, 1.37 on)
-    backoffs: int = 0  # times it came back when its backoff ended (its log, 1.37 on)
+    log: GroupLog = field(default_factory=GroupLog)  # what the scheduler's log tells of it
+
+    @property
+    def attempts(self) -> int:
+        """The scheduler's cycles of the group (1.36 on)."""
+        return self.log.attempts
+
+    @property
+    def placements(self) -> PlacementCycle:
+        """Its last cycle's placements."""
+        return self.log.placements
+
+    @property
+    def requeues(self) -> tuple[Requeue, ...]:
+        """Cluster events that moved it back to a queue (1.37 on)."""
+        return self.log.requeues
+
+    @property
+    def backoffs(self) -> int:
+        """Times it came back when its backoff ended (1.37 on)."""
+        return self.log.backoffs
 
     @property
     def outcome(self) -> GroupOutcome:
@@ -78,19 +95,7 @@ def groups(
         bound = tuple(sorted(p for p in pods if where.get(p)))
         nodes = tuple(sorted({str(where[p]) for p in bound}))
         log = (logs or {}).get(key, GroupLog())
-        found.append(
-            Group(
-                key,
-                policies.get(key),
-                tuple(sorted(pods)),
-                bound,
-                nodes,
-                log.attempts,
-                log.placements,
-                log.requeues,
-                log.backoffs,
-            )
-        )
+        found.append(Group(key, policies.get(key), tuple(sorted(pods)), bound, nodes, log))
     return found
 
 
@@ -109,9 +114,7 @@ def group_json(group: Group) -> dict[str, Any]:
         "placementScores": [
             {"placement": p.placement, "total": p.total, "plugins": p.plugins} for p in group.placements.scores
         ],
-        "requeues": [
-            {"event": r.event, "queue": r.queue, **({"at": r.at} if r.at is not None else {})} for r in group.requeues
-        ],
+        "requeues": [r.as_json() for r in group.requeues],
         "backoffRetries": group.backoffs,
     }
 

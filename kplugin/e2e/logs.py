@@ -70,6 +70,15 @@ class Requeue:
     hint: str = ""
     at: float | None = None  # when: the log's time (seconds since the epoch), or an offset from it
 
+    def as_json(self) -> dict[str, object]:
+        """As --json has it: the hint and the time only where the log gave them."""
+        return {
+            "event": self.event,
+            "queue": self.queue,
+            **({"hint": self.hint} if self.hint else {}),
+            **({"at": self.at} if self.at is not None else {}),
+        }
+
 
 @dataclass(frozen=True)
 class PlacementScore:

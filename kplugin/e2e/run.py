@@ -313,15 +313,7 @@ def placement_json(p: PodPlacement) -> dict[str, Any]:
         "boundBefore": p.bound_before,
         "attempts": p.attempts,
         "attemptsAt": list(p.attempts_at),
-        "requeues": [
-            {
-                "event": r.event,
-                "queue": r.queue,
-                **({"hint": r.hint} if r.hint else {}),
-                **({"at": r.at} if r.at is not None else {}),
-            }
-            for r in p.requeues
-        ],
+        "requeues": [r.as_json() for r in p.requeues],
         "preemptedBy": p.preempted_by,
         "preemptedOn": p.preempted_on,
         "tied": p.tied,
