@@ -117,6 +117,34 @@ DEVICE: Rule = {
     "bindingFailureConditions": K,
     "allowMultipleAllocations": K,
 }
+# the workload-aware scheduling API (kinds.GATED), the fields of 1.36's v1alpha2 and of v1beta1
+POD_GROUP_POLICY: Fields = {
+    "schedulingPolicy": {"basic": K, "gang": {"minCount": K}},
+    "schedulingConstraints": {"topology": [{"key": K}]},  # node label keys
+    "resourceClaims": [{"name": H, "resourceClaimName": H, "resourceClaimTemplateName": H}],
+    "disruptionMode": K,
+    "priorityClassName": Act.PRIORITY_CLASS,
+    "priority": K,
+    "preemptionPolicy": K,
+}
+POD_GROUP_TEMPLATE: Rule = {"name": H, **POD_GROUP_POLICY}
+WORKLOAD_TEMPLATE_DEPTH = 4  # composite templates nest at most this deep (WorkloadMaxTemplateDepth)
+
+
+def _composite_template(depth: int) -> Rule:
+    """A Workload's composite pod-group template, with those nested in it (finite: the
+    table is walked whole by its tests)."""
+    rule: Fields = {
+        "name": H,
+        **POD_GROUP_POLICY,
+        "schedulingPolicy": {"basic": K, "gang": {"minGroupCount": K}},
+        "podGroupTemplates": [POD_GROUP_TEMPLATE],
+    }
+    del rule["resourceClaims"]  # a composite template has none
+    if depth > 1:
+        rule["compositePodGroupTemplates"] = [_composite_template(depth - 1)]
+    return rule
+
 
 TABLE: dict[str, Fields] = {
     # the scenario's own entries (kplugin.e2e.entries)
@@ -287,6 +315,23 @@ TABLE: dict[str, Fields] = {
                 "nodeSelector": NODE_SELECTOR,  # the node it was allocated on: its hashed name
                 "allocationTimestamp": K,
             }
+        },
+    },
+    "Workload": {
+        "metadata": NAMESPACED_META,
+        "spec": {
+            "controllerRef": {"apiGroup": K, "kind": K, "name": H},
+            "podGroupTemplates": [POD_GROUP_TEMPLATE],
+            "compositePodGroupTemplates": [_composite_template(WORKLOAD_TEMPLATE_DEPTH)],
+        },
+    },
+    "PodGroup": {  # its name is what its pods' schedulingGroup.podGroupName says
+        "metadata": NAMESPACED_META,
+        "spec": {
+            **POD_GROUP_POLICY,
+            "workloadRef": {"workloadName": H, "templateName": H},  # v1beta1
+            "podGroupTemplateRef": {"workload": {"workloadName": H, "podGroupTemplateName": H}},  # v1alpha2
+            "parentCompositePodGroupName": H,
         },
     },
     "PodDisruptionBudget": {

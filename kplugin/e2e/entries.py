@@ -50,6 +50,10 @@ ORIGIN = {
     "preemptionPolicy": "preemptionPolicy",
 }
 # top-level fields kept of the other kinds (besides metadata and the kind's status fields)
+# spec fields the API server sets itself on create and refuses when they disagree with
+# what it computes: a PodGroup's priority and preemption policy come from its priority
+# class (the Priority admission plugin), as a pod's do
+SERVER_SET_SPEC = {"PodGroup": ("priority", "preemptionPolicy")}
 KEPT_FIELDS = {
     "StorageClass": (
         "provisioner",
@@ -201,7 +205,7 @@ def object_entry(obj: dict[str, Any]) -> dict[str, Any]:
     """Another kind's object: its metadata's name, namespace, labels and annotations,
     its spec (or the kind's own top-level fields) and the status fields the kind keeps."""
     kind = str(obj.get("kind"))
-    info = kinds.BY_KIND.get(kind)
+    info = kinds.BY_KIND.get(kind) or kinds.gated(obj.get("apiVersion"), kind)
     meta = _meta(obj)
     if info is None:  # a custom kind: every field but the server's own metadata
         named = _named(meta, "namespace" in meta)
@@ -216,6 +220,9 @@ def object_entry(obj: dict[str, Any]) -> dict[str, Any]:
         if key in obj:
             entry[key] = copy.deepcopy(obj[key])
     spec = entry.get("spec")
+    if isinstance(spec, dict):
+        for key in SERVER_SET_SPEC.get(kind, ()):
+            spec.pop(key, None)
     if kind == "PersistentVolume" and isinstance(spec, dict) and isinstance(spec.get("claimRef"), dict):
         ref = spec["claimRef"]
         spec["claimRef"] = {k: ref[k] for k in ("namespace", "name") if k in ref}

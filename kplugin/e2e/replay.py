@@ -29,7 +29,7 @@ from kplugin.e2e.create import (
     resolve_kinds,
     status_request,
 )
-from kplugin.e2e.scenario import Scenario, Step, StepAction
+from kplugin.e2e.scenario import Scenario, Step, StepAction, is_pod_group
 from kplugin.e2e.session import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, Silent
 from kplugin.e2e.state import pod_key
 from kplugin.e2e.watch import PodState, PodWatch, Refusals, probe, settle
@@ -233,6 +233,9 @@ def _placements(
     """Each pod's outcome; the log's times become seconds after ``origin`` (when kplugin
     began creating the pods to place)."""
     seen: dict[str, PodPlacement] = {}
+    # a pod group preempts as one (1.37 on): its log line names the group, and the domain
+    # its placement took instead of a node; the victim's own node is where the watch saw it
+    pod_groups = {pod_key(obj.namespace or "default", obj.name) for obj in scenario.objects if is_pod_group(obj)}
     for pod in scenario.all_pods():
         state = states.get(pod.key) or PodState()
         reason = state.reason if state.node is None else ""
@@ -242,7 +245,8 @@ def _placements(
         elif state.node is None and not state.refused and not state.deleted:
             reason = f"no scheduling attempt reported within {timeout:.0f}s: held back by a PreEnqueue plugin?"
         elif preemption is not None:
-            reason = f"preempted by {preemption.preemptor} on {preemption.node}"
+            by = f"pod group {preemption.preemptor}" if preemption.preemptor in pod_groups else preemption.preemptor
+            reason = f"preempted by {by} on {state.node or preemption.node}"
         seen[pod.key] = PodPlacement(
             pod=pod.key,
             node=None if state.deleted else state.node,
@@ -254,7 +258,7 @@ def _placements(
             requeues=tuple(replace(r, at=_since(r.at, origin)) for r in facts.requeues.get(pod.key, ())),
             bound_before=pod.node_name is not None,
             preempted_by=preemption.preemptor if preemption is not None else None,
-            preempted_on=preemption.node if preemption is not None else None,
+            preempted_on=(state.node or preemption.node) if preemption is not None else None,
             deleted=pod.key in deleted,
         )
     return list(seen.values())

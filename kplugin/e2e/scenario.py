@@ -100,6 +100,7 @@ __all__ = [  # what the scenario format is made of, kept importable from here
 
 JSON_FILE = 1 << 30  # a snapshot of 50,000 pods is about 100 MB
 EXISTING_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+WORKLOAD_KINDS = frozenset(k.kind for k in kinds.GATED)  # PodGroup, Workload
 LIST_KINDS = frozenset({"List", *(f"{kind}List" for kind in kinds.ALL)})
 TOP_KEYS = {"nodes", "pods", "namespaces", "priorityClasses", "objects", "steps", "expect", "source"}
 STREAMED = {"nodes", "pods", "namespaces", "priorityClasses", "objects", "items"}
@@ -416,16 +417,16 @@ def check_served(scenario: Scenario, target: Target, path: Path | None) -> None:
             raise UsageError(f"{path}: {obj.origin}.apiVersion: {problem}; replay it on a later minor ({Setting.K8S})")
     served = pod_group_api(target.facts)
     for obj in _all_objects(scenario):
-        if not is_pod_group(obj):
+        if not is_workload_api(obj):
             continue
         if served is None:
             raise UsageError(
-                f"{path}: {obj.origin}: Kubernetes {target.version} has no PodGroup API (scheduling.k8s.io, "
+                f"{path}: {obj.origin}: Kubernetes {target.version} has no {obj.info.kind} API (scheduling.k8s.io, "
                 f"from 1.36); replay it on a later minor ({Setting.K8S})"
             )
         if obj.body["apiVersion"] != served:
             raise UsageError(
-                f"{path}: {obj.origin}.apiVersion: Kubernetes {target.version} serves PodGroups as {served}, "
+                f"{path}: {obj.origin}.apiVersion: Kubernetes {target.version} serves {obj.info.kind}s as {served}, "
                 f"not {obj.body['apiVersion']}: write it as {served}"
             )
     if served is None:
@@ -446,10 +447,16 @@ def is_pod_group(obj: KubeObject) -> bool:
     return obj.info.kind == "PodGroup" and obj.body["apiVersion"].startswith(f"{SCHEDULING_GROUP}/")
 
 
+def is_workload_api(obj: KubeObject) -> bool:
+    """A PodGroup or a Workload of the workload-aware scheduling API (scheduling.k8s.io,
+    served at one version per minor, off unless kube-apiserver turns it on)."""
+    return obj.info.kind in WORKLOAD_KINDS and obj.body["apiVersion"].startswith(f"{SCHEDULING_GROUP}/")
+
+
 def pod_group_gates(scenario: Scenario) -> tuple[str, ...]:
     """The feature gates the scenario's pod groups need (kube-apiserver serves PodGroups,
     the scheduler schedules them as groups, only with GenericWorkload on)."""
-    grouped = any(is_pod_group(obj) for obj in _all_objects(scenario)) or any(
+    grouped = any(is_workload_api(obj) for obj in _all_objects(scenario)) or any(
         "schedulingGroup" in pod.spec for pod in scenario.all_pods()
     )
     return (GENERIC_WORKLOAD,) if grouped else ()

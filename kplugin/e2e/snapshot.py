@@ -3,8 +3,11 @@
 Everything the scheduler's plugins read is listed through the API, page by page: nodes,
 pods in every namespace (bound and pending), namespaces, PriorityClasses, and where the
 cluster serves them PodDisruptionBudgets, PersistentVolumes and Claims, StorageClasses,
-CSINodes and CSIDrivers, CSIStorageCapacities, RuntimeClasses and the DRA objects
-(DeviceClasses, ResourceSlices, ResourceClaims of resource.k8s.io/v1). Each object
+CSINodes and CSIDrivers, CSIStorageCapacities, RuntimeClasses, the DRA objects
+(DeviceClasses, ResourceSlices, ResourceClaims of resource.k8s.io/v1), and the
+workload-aware scheduling API's Workloads and PodGroups at the newest version served
+(kinds.GATED: a cluster that does not turn that API on serves none, and its scheduler
+reads none, so they are not "unread" there). Each object
 becomes a scenario entry (kplugin.e2e.entries: status, managedFields, uids and
 resourceVersions dropped), and the scenario is written as JSON with one entry per line,
 each section sorted by name: the same cluster gives the same bytes.
@@ -132,7 +135,7 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
         assert isinstance(meta, dict)
         rank = 0
         if section == "objects":
-            known = kinds.BY_KIND.get(str(entry["kind"]))
+            known = kinds.BY_KIND.get(str(entry["kind"])) or kinds.gated(entry["apiVersion"], entry["kind"])
             rank = known.rank if known is not None else kinds.CUSTOM_RANK
         key = (rank, str(meta.get("namespace") or ""), str(meta.get("name")))
         lines[section].append((key, _line(entry)))
@@ -155,6 +158,11 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
                 raise
             result.unread[name] = "forbidden" if err.status == 403 else "not served"
     listed = [kinds.CORE["Namespace"], kinds.CORE["PriorityClass"], kinds.CORE["Node"], kinds.CORE["Pod"], *kinds.KINDS]
+    newest: dict[str, kinds.KindInfo] = {}  # the pod-group API: its newest version served, if any
+    for info in kinds.GATED:
+        if info.api_version in served:
+            newest.setdefault(info.kind, info)
+    listed += newest.values()
     listed += [info for name, info in request.custom if name not in result.unread]
     for info in listed:
         what = info.plural
@@ -162,11 +170,12 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
             result.unread[info.plural] = "not served"
             if info.group == "resource.k8s.io":
                 others = sorted(v for v in served if v.startswith("resource.k8s.io/"))
-                if others:
-                    result.notes.append(
-                        f"DRA objects left out: the cluster serves {', '.join(others)}, kplugin reads "
-                        "resource.k8s.io/v1 (Kubernetes 1.34 and later)"
-                    )
+                note = (
+                    f"DRA objects left out: the cluster serves {', '.join(others)}, kplugin reads "
+                    "resource.k8s.io/v1 (Kubernetes 1.34 and later)"
+                )
+                if others and note not in result.notes:  # once, not once per DRA kind
+                    result.notes.append(note)
             continue
         count = 0
         for path in paths(info) if info.kind != "Namespace" else [info.path()]:

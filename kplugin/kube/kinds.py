@@ -45,7 +45,7 @@ class KindInfo:
 
 
 CRD = KindInfo("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", False, 16, 2)
-CUSTOM_RANK = 40  # after the CRDs (2) and the built-in kinds (10-33), before the pods (50)
+CUSTOM_RANK = 40  # after the CRDs (2) and the built-in kinds (10-36), before the pods (50)
 KINDS = (  # what the scheduler's own plugins read; a snapshot lists these
     KindInfo("node.k8s.io/v1", "RuntimeClass", "runtimeclasses", False, 20, 10),
     KindInfo("storage.k8s.io/v1", "StorageClass", "storageclasses", False, 6, 11),
@@ -67,6 +67,18 @@ KINDS = (  # what the scheduler's own plugins read; a snapshot lists these
         ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"),
     ),
 )
+# The workload-aware scheduling API (scheduling.k8s.io Workload and PodGroup): off unless
+# kube-apiserver turns it on (the GenericWorkload gate and its runtime-config), at a version
+# that changes with the minor: v1alpha2 in 1.36, v1beta1 from 1.37 (the scheduler reads
+# the PodGroups; a PodGroup names its Workload). A snapshot reads the newest version the
+# cluster serves, and nothing where it serves none (the scheduler then reads none either).
+# A scenario's pod groups are checked against the minor by kplugin.e2e.scenario.
+GATED = (
+    KindInfo("scheduling.k8s.io/v1beta1", "Workload", "workloads", True, 37, 35),
+    KindInfo("scheduling.k8s.io/v1alpha2", "Workload", "workloads", True, 36, 35),
+    KindInfo("scheduling.k8s.io/v1beta1", "PodGroup", "podgroups", True, 37, 36),
+    KindInfo("scheduling.k8s.io/v1alpha2", "PodGroup", "podgroups", True, 36, 36),
+)
 BY_KIND = {k.kind: k for k in (*KINDS, CRD)}
 # what the scenario format has keys of its own for
 CORE = {
@@ -83,6 +95,11 @@ VERSION_NAME = re.compile(r"v[1-9][0-9]*(?:(?:alpha|beta)[1-9][0-9]*)?")
 # what a CRD's plural and group may be (a DNS label; a DNS subdomain with a dot): they go into URLs
 PLURAL_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", re.ASCII)
 _GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+", re.ASCII)
+
+
+def gated(api_version: object, kind: object) -> KindInfo | None:
+    """The GATED row of ``api_version``/``kind``, or None."""
+    return next((k for k in GATED if k.api_version == api_version and k.kind == kind), None)
 
 
 def custom(api_version: str, kind: str) -> KindInfo:

@@ -170,3 +170,38 @@ def test_on_an_existing_cluster_the_scheduler_gets_the_gates_and_the_cluster_mus
             "--runtime-config=scheduling.k8s.io/v1beta1=true"
         ], run.stderr
         assert "Traceback" not in run.stderr
+
+
+def test_a_high_priority_gang_preempts_its_way_in_through_the_pod_group_post_filter_chain(
+    kplugin: Kplugin, tmp_path: Path
+) -> None:
+    """The pod group's PodGroupPostFilter chain in the real 1.37 scheduler, when it finds
+    victims: the project's RackGang runs first and says why the group waits, then the
+    in-tree DefaultPreemption (the configuration keeps it last) evicts the low-priority
+    pods of one rack and nominates its nodes, and the gang is bound there, all four."""
+    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+    preempt = REPO / "examples" / "rack-gang-preempt-scenario.yaml"
+    run = kplugin("e2e", str(project), "--scenario", str(preempt), "--json", "--keep", "--scheduler-v", "4")
+    assert run.code == 0, run.stderr[-3000:]
+    kept = Path(run.stderr.rsplit("logs kept in ", 1)[1].split()[0])
+    log = (kept / "kube-scheduler.log").read_text()
+    shutil.rmtree(kept)
+    lines = log.splitlines()
+    ours = [i for i, line in enumerate(lines) if 'logger="PodGroupPostFilter.RackGang"' in line]
+    evicted = [i for i, line in enumerate(lines) if "Preemptor Pod preempted victim Pod" in line]
+    assert ours and evicted and ours[0] < evicted[0], log[-3000:]
+    result = json.loads(run.stdout)
+    assert result["ok"], result  # the scenario's expect: the gang in rack-a, its two pods preempted
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert {pods[name]["node"] for name in GANG} == {"a-1", "a-2"}, pods
+    assert pods["low-b1"]["node"] == "b-1", pods
+    for victim, node in (("low-a1", "a-1"), ("low-a2", "a-2")):
+        # the log names the group and the domain its placement took; the node is the victim's own
+        assert (pods[victim]["node"], pods[victim]["preemptedBy"], pods[victim]["preemptedOn"]) == (None, "gang", node)
+    (group,) = result["groups"]
+    assert (group["bound"], group["outcome"], group["placed"]) == (4, "all", True), group
+    # what brought it back after the preemption is explained: the end of its backoff, or
+    # the victims' deletion (AssignedPodDelete), whichever the scheduler saw first
+    assert group["backoffRetries"] + len(group["requeues"]) >= 1, group
+    run = kplugin("e2e", str(project), "--scenario", str(preempt))
+    assert "why: preempted by pod group gang on a-1" in run.stdout, run.stdout

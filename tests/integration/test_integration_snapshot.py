@@ -487,26 +487,48 @@ def placements(diff: dict[str, Any], rename: Any) -> dict[str, Any]:
     return {"summary": diff["summary"], "totals": diff["totals"], "use": use, **changes}
 
 
+POD_GROUP_RULES = """\
+- apiGroups: [scheduling.k8s.io]
+  resources: [podgroups]
+  verbs: [get, list, watch]
+- apiGroups: [scheduling.k8s.io]
+  resources: [podgroups/status]
+  verbs: [patch, update]
+"""
+
+
 def test_an_anonymized_snapshot_replays_as_the_plain_one(kplugin: Kplugin, tmp_path: Path, scratch: Path) -> None:
     """tests/support/refcluster on a real control plane of the newest minor (DRA is served
     from 1.34): a RuntimeClass whose node selector and toleration the pod carries (the API
     server refuses the pod if they disagree), a claim with a label selector bound to a local
     PV on n-a, a StorageClass with allowed topologies and a CSIStorageCapacity (the claim of
     a gated pod's ephemeral volume), a DeviceClass whose CEL compares an attribute value,
-    n-a's ResourceSlice and a claim on it. The plain and the anonymized snapshot, replayed
-    with --compare default, give the same diff and every pod the same node, names mapped
-    through the same keyed hash."""
+    n-a's ResourceSlice and a claim on it; and, with the pod-group API turned on as a user's
+    cluster would (GenericWorkload, scheduling.k8s.io/v1beta1), a Workload, its PodGroup
+    and the gang's pods. The plain and the anonymized snapshot, replayed with --compare
+    default, give the same diff and every pod the same node, names mapped through the same
+    keyed hash."""
+    from kplugin.model import manifests
     from kplugin.model.project import load
 
     project = new(kplugin, tmp_path, NEWEST)
-    apiserver = controlplane.apiserver_binary(load(project), lambda _: None)
+    # the gang's PodGroups: the scheduler reads them with the gate on, which the sample's
+    # own RBAC (no pod-group points) does not allow until the project's rules say so (what
+    # e2e's refusal says to do)
+    (project / "config/rbac/rules.yaml").write_text(POD_GROUP_RULES)
+    run = kplugin("refresh", str(project))
+    assert run.code == 0, run.stderr
+    loaded = load(project)
+    apiserver = controlplane.apiserver_binary(loaded, lambda _: None)
     work = tmp_path / "cluster"
     work.mkdir()
-    with controlplane.ControlPlane(work, apiserver, lambda _: None) as plane:
+    gated = manifests.apiserver_gate_args((manifests.GENERIC_WORKLOAD,), loaded.target.facts)
+    with controlplane.ControlPlane(work, apiserver, lambda _: None, gated) as plane:
         c = Cluster(plane, plane.kubeconfig())
         try:
-            for obj in refcluster.objects(dra=True):
-                info = kinds.ALL[obj["kind"]]
+            for obj in refcluster.objects(dra=True) + refcluster.pod_groups():
+                info = kinds.ALL.get(obj["kind"]) or kinds.gated(obj["apiVersion"], obj["kind"])
+                assert info is not None
                 c.create(info.path(obj["metadata"].get("namespace")), obj)
             plain, hidden = tmp_path / "plain.json", tmp_path / "hidden.json"
             run = kplugin("snapshot", "--kubeconfig", str(c.kubeconfig), "-o", str(plain))
@@ -519,8 +541,11 @@ def test_an_anonymized_snapshot_replays_as_the_plain_one(kplugin: Kplugin, tmp_p
         finally:
             c.client.close()
     text = hidden.read_text()
-    for secret in (*refcluster.SECRETS, "n-a", "sandboxed", "gold-data", "train-gpu"):
+    for secret in (*refcluster.SECRETS, "n-a", "sandboxed", "gold-data", "train-gpu", "trainer", "workers"):
         assert secret not in text, secret
+    read = {o["kind"]: o for o in json.loads(plain.read_text())["objects"] if o["kind"] in ("Workload", "PodGroup")}
+    assert read["PodGroup"]["spec"]["workloadRef"] == {"workloadName": "trainer", "templateName": "workers"}
+    assert read["Workload"]["apiVersion"] == read["PodGroup"]["apiVersion"] == "scheduling.k8s.io/v1beta1"
     a = Anonymizer(SALT, ("example.com/accelerator",))
     args = ["--args", str(tmp_path / "args.yaml"), "--compare", "default", "--json"]
     diffs = []
@@ -539,5 +564,6 @@ def test_an_anonymized_snapshot_replays_as_the_plain_one(kplugin: Kplugin, tmp_p
         nodes.append({p["pod"]: p["node"] for p in json.loads(run.stdout)["pods"]})
     for pod in ("shop/sandboxed", "shop/uses-gold", "shop/train"):
         assert nodes[0][pod] == "n-a", nodes[0]
+    assert nodes[0]["shop/worker-0"] and nodes[0]["shop/worker-1"], "the gang is placed, both pods"
     assert nodes[1] == {"/".join(map(a.namespace, k.split("/"))): a.word(v) if v else v for k, v in nodes[0].items()}
     assert list(scratch.iterdir()) == []

@@ -4,10 +4,11 @@ match, a claim's label selector and the PersistentVolume it selects, a StorageCl
 allowed topologies and a CSIStorageCapacity's node topology against node labels, an
 ephemeral volume's claim named after its pod, the DRA objects (a DeviceClass whose CEL
 names an attribute value, a node's ResourceSlice, a claim with a request, a constraint
-and an allocation on the node). Infrastructure values (an NFS server, paths, a volume
-handle, a CSI node id, storage parameters, a data source, opaque driver parameters)
-are there to be hidden. Served by the stand-in API server (tests/unit/e2e/test_anonymize)
-and created in a real one (test_integration_snapshot)."""
+and an allocation on the node), and (pod_groups) a Workload, its PodGroup and their
+pods. Infrastructure values (an NFS server, paths, a volume handle, a CSI node id,
+storage parameters, a data source, opaque driver parameters) are there to be hidden.
+Served by the stand-in API server (tests/unit/e2e/test_anonymize) and created in a real
+one (test_integration_snapshot)."""
 
 from __future__ import annotations
 
@@ -249,5 +250,38 @@ def objects(dra: bool = True, allocated: bool = False) -> list[dict[str, Any]]:
                     "resources": {"requests": {"cpu": "1"}, "claims": [{"name": "gpu", "request": "one"}]},
                 }
             ],
+        ),
+    ]
+
+
+def pod_groups() -> list[dict[str, Any]]:
+    """The workload-aware scheduling API (scheduling.k8s.io/v1beta1, 1.37): a Workload with
+    a gang template, the PodGroup made from it (its workloadRef names both), and the
+    group's two pods (their schedulingGroup names the PodGroup); served only where
+    kube-apiserver runs with GenericWorkload and the API's runtime-config."""
+    api = "scheduling.k8s.io/v1beta1"
+    gang = {"gang": {"minCount": 2}}
+    template = {"name": "workers", "schedulingPolicy": gang, "priorityClassName": "gold"}
+    return [
+        {
+            "apiVersion": api,
+            "kind": "Workload",
+            "metadata": {"name": "trainer", "namespace": "shop", "labels": {"app": "trainer"}},
+            "spec": {"podGroupTemplates": [template]},
+        },
+        {
+            "apiVersion": api,
+            "kind": "PodGroup",
+            "metadata": {"name": "trainer-workers", "namespace": "shop"},
+            "spec": {
+                "workloadRef": {"workloadName": "trainer", "templateName": "workers"},
+                "schedulingPolicy": gang,
+                "priorityClassName": "gold",
+            },
+        },
+        # a group's pods have its priority (the scheduler refuses them otherwise)
+        *(
+            pod(f"worker-{i}", schedulingGroup={"podGroupName": "trainer-workers"}, priorityClassName="gold")
+            for i in range(2)
         ),
     ]

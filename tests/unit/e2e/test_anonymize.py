@@ -25,7 +25,14 @@ from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import kinds
 
 SALT = "test-key"
-SERVED = ["policy/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1", "resource.k8s.io/v1"]
+SERVED = [
+    "policy/v1",
+    "scheduling.k8s.io/v1",
+    "scheduling.k8s.io/v1beta1",  # Workloads and PodGroups (kinds.GATED)
+    "storage.k8s.io/v1",
+    "node.k8s.io/v1",
+    "resource.k8s.io/v1",
+]
 NAMESPACED = re.compile(r"^(?P<root>/apis?/.*?)/namespaces/(?P<ns>[^/]+)/(?P<plural>[^/]+)$")
 
 
@@ -68,9 +75,15 @@ def cluster(tmp_path: Path) -> Iterator[tuple[dict[str, list[dict[str, Any]]], P
         yield lists, config
 
 
+def kind_of(obj: dict[str, Any]) -> kinds.KindInfo:
+    info = kinds.ALL.get(obj["kind"]) or kinds.gated(obj["apiVersion"], obj["kind"])
+    assert info is not None, obj["kind"]
+    return info
+
+
 def serve(lists: dict[str, list[dict[str, Any]]], objects: list[dict[str, Any]]) -> None:
     for obj in objects:
-        lists.setdefault(kinds.ALL[obj["kind"]].path(), []).append(obj)
+        lists.setdefault(kind_of(obj).path(), []).append(obj)
 
 
 def snap(kplugin: Kplugin, config: Path, out: Path, *options: str) -> dict[str, Any]:
@@ -134,7 +147,7 @@ class Markers:
 
 def as_object(kind: str, built: dict[str, Any]) -> dict[str, Any]:
     """A scenario entry's fields put back where the API has them (entries.origin)."""
-    info = kinds.ALL[kind]
+    info = kinds.ALL.get(kind) or next(k for k in kinds.GATED if k.kind == kind)  # the newest version
     if "metadata" in built:  # the table has it as an object already
         return {**built, "apiVersion": info.api_version, "kind": kind}
     obj: dict[str, Any] = {"apiVersion": info.api_version, "kind": kind, "metadata": {}}
@@ -148,7 +161,7 @@ def as_object(kind: str, built: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_table_covers_every_kind_the_snapshot_reads() -> None:
-    assert set(anonymize.TABLE) == set(kinds.CORE) | {k.kind for k in kinds.KINDS}
+    assert set(anonymize.TABLE) == set(kinds.CORE) | {k.kind for k in (*kinds.KINDS, *kinds.GATED)}
     readme = (REPO / "README.md").read_text()
     section = readme[readme.index("### `kplugin snapshot`") : readme.index("### `kplugin bench`")]
     assert [kind for kind in anonymize.TABLE if kind not in section] == [], "the README's table names every kind"
@@ -171,7 +184,7 @@ def test_no_marker_survives_but_what_the_table_keeps(
     document = snap(kplugin, config, out, *options)
     text = out.read_text()
     assert sorted(len(document[s]) for s in ("nodes", "pods", "namespaces", "priorityClasses")) == [1, 1, 1, 1]
-    assert len(document["objects"]) == len(kinds.KINDS), "one object of each other kind"
+    assert len(document["objects"]) == len(kinds.KINDS) + 2, "one object of each other kind, Workload, PodGroup"
     left = {m for m in markers.gone if m in text}
     assert not left, f"markers the table does not keep survived: {sorted(left)}"
     kept = {m for m in markers.kept if m in text}
@@ -199,12 +212,13 @@ def test_references_still_match(
     kplugin: Kplugin, cluster: tuple[dict[str, list[dict[str, Any]]], Path], tmp_path: Path, drivers: bool
 ) -> None:
     lists, config = cluster
-    serve(lists, refcluster.objects(dra=True, allocated=True))
+    serve(lists, refcluster.objects(dra=True, allocated=True) + refcluster.pod_groups())
     out = tmp_path / "masked.json"
     options = ("--anonymize", "--salt", SALT, *(("--anonymize-drivers",) if drivers else ()))
     document = snap(kplugin, config, out, "--namespace", "shop", *options)
     text = out.read_text()
-    for secret in (*refcluster.SECRETS, "n-a", "pv-gold", "gold-data", "sandboxed", "runsc", "train-gpu", '"one"'):
+    for secret in (*refcluster.SECRETS, "n-a", "pv-gold", "gold-data", "sandboxed", "runsc", "train-gpu", '"one"',
+                   "trainer", "workers"):  # fmt: skip
         assert secret not in text, secret
     a = Anonymizer(SALT, (), drivers)
     assert document["source"]["namespaces"] == a.word("shop"), "the header's namespaces are hashed too"
@@ -286,6 +300,21 @@ def test_references_still_match(
     assert expression == f'device.driver == "{driver}" && device.attributes["{driver}"].model == "{model}"'
     assert (driver == refcluster.DRIVER) is not drivers
     assert claim["spec"]["devices"]["constraints"][0]["matchAttribute"] == f"{driver}/model"
+    # the pod-group API: the pods' group, the group's Workload and template, the class
+    (workload,) = objects["Workload"]
+    (group,) = objects["PodGroup"]
+    assert group["apiVersion"] == workload["apiVersion"] == "scheduling.k8s.io/v1beta1"
+    assert group["metadata"]["name"] == a.word("trainer-workers")
+    for worker in (pods[a.word("worker-0")], pods[a.word("worker-1")]):
+        assert worker["schedulingGroup"] == {"podGroupName": group["metadata"]["name"]}
+    (template,) = workload["spec"]["podGroupTemplates"]
+    assert group["spec"]["workloadRef"] == {
+        "workloadName": workload["metadata"]["name"],
+        "templateName": template["name"],
+    }
+    assert group["spec"]["schedulingPolicy"] == template["schedulingPolicy"] == {"gang": {"minCount": 2}}
+    assert group["spec"]["priorityClassName"] == template["priorityClassName"] == document["priorityClasses"][0]["name"]
+    assert workload["metadata"]["labels"] == {"app": a.value("app", "trainer")}
     # extended resources: kept, or hashed into another extended resource name
     gpu = next(k for k in node_a["capacity"] if "/" in k)
     assert gpu == (f"{a.word('example.com')}/{a.word('gpu')}" if drivers else refcluster.GPU)

@@ -9,6 +9,7 @@ The run against a real control plane is in test_integration_snapshot."""
 from __future__ import annotations
 
 import json
+import sys
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -204,7 +205,8 @@ def test_snapshot_writes_what_the_scheduler_reads(
     assert run.code == 0, run.stderr
     assert "/api/v1/pods@4" in fake.pages, "listed page by page"
     lines = run.stderr.splitlines()
-    assert "note: DRA objects left out: the cluster serves resource.k8s.io/v1beta1" in "\n".join(lines)
+    dra = [line for line in lines if line.startswith("note: DRA objects left out: the cluster serves resource.k8s.io/")]
+    assert len(dra) == 1, "one note for the three DRA kinds"
     assert "note: csinodes left out: " in run.stderr
     assert "note: 1 pod(s) bound to nodes that no longer exist left out" in run.stderr
     assert lines[-1].startswith(
@@ -261,6 +263,105 @@ def test_snapshot_writes_what_the_scheduler_reads(
         "kubernetes": "v1.30.2",
         "namespaces": "shop",
     }
+
+
+def pod_group_api(version: str) -> dict[str, list[dict[str, Any]]]:
+    """A Workload and a PodGroup at ``version`` of scheduling.k8s.io, the group with the
+    status the scheduler writes, and one pod of the group (served by the fake)."""
+    group = f"scheduling.k8s.io/{version}"
+    ref = (
+        {"workloadRef": {"workloadName": "train", "templateName": "workers"}}
+        if version == "v1beta1"
+        else {"podGroupTemplateRef": {"workload": {"workloadName": "train", "podGroupTemplateName": "workers"}}}
+    )
+    gang = {"gang": {"minCount": 2}}
+    meta = {"namespace": "shop", "uid": "u-7", "resourceVersion": "3", "managedFields": [{}]}
+    return {
+        f"/apis/{group}/workloads": [
+            {
+                "apiVersion": group,
+                "kind": "Workload",
+                "metadata": {"name": "train", **meta},
+                "spec": {"podGroupTemplates": [{"name": "workers", "schedulingPolicy": gang}]},
+            }
+        ],
+        f"/apis/{group}/podgroups": [
+            {
+                "apiVersion": group,
+                "kind": "PodGroup",
+                "metadata": {"name": "train-workers", **meta},
+                "spec": {**ref, "schedulingPolicy": gang, "priorityClassName": "gold", "priority": 1000},
+                "status": {"conditions": [{"type": "PodGroupScheduled", "status": "False"}]},
+            }
+        ],
+        "/api/v1/pods": [pod("shop", "worker-0", schedulingGroup={"podGroupName": "train-workers"})],
+    }
+
+
+@pytest.mark.parametrize(
+    ("served", "read"),
+    [
+        (("v1alpha2",), "v1alpha2"),  # 1.36
+        (("v1beta1", "v1alpha3"), "v1beta1"),  # 1.37: the newest kplugin knows
+        ((), None),  # the API is not turned on: nothing unread, nothing said
+    ],
+)
+def test_workloads_and_pod_groups_at_the_version_the_cluster_serves(
+    kplugin: Kplugin,
+    api: tuple[Fake, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    served: tuple[str, ...],
+    read: str | None,
+) -> None:
+    _, config = api
+    lists: dict[str, list[dict[str, Any]]] = {}
+    for version in ("v1alpha2", "v1beta1"):
+        lists.update(pod_group_api(version) if version in served else {})
+    monkeypatch.setattr(sys.modules[__name__], "SERVED", [*SERVED, *(f"scheduling.k8s.io/{v}" for v in served)])
+    monkeypatch.setattr(sys.modules[__name__], "LISTS", {**LISTS, **lists})
+    out = tmp_path / "snap.json"
+    run = kplugin("snapshot", "--kubeconfig", str(config), "-o", str(out))
+    assert run.code == 0, run.stderr
+    document = json.loads(out.read_text())
+    found = {o["kind"]: o for o in document["objects"] if o["kind"] in ("Workload", "PodGroup")}
+    assert "podgroups" not in document["source"]["unread"] and "workloads" not in document["source"]["unread"]
+    notes = [line for line in run.stderr.splitlines() if line.startswith("note:")]
+    assert not [n for n in notes if n.startswith(("note: podgroups", "note: workloads"))], notes
+    if read is None:
+        assert found == {}
+        return
+    group = f"scheduling.k8s.io/{read}"
+    assert found["Workload"] == {
+        "apiVersion": group,
+        "kind": "Workload",
+        "metadata": {"name": "train", "namespace": "shop"},
+        "spec": {"podGroupTemplates": [{"name": "workers", "schedulingPolicy": {"gang": {"minCount": 2}}}]},
+    }
+    spec = pod_group_api(read)[f"/apis/{group}/podgroups"][0]["spec"]
+    del spec["priority"]  # the API server computes it from the class, and refuses one that differs
+    assert found["PodGroup"] == {  # the scheduler's status dropped, the spec kept
+        "apiVersion": group,
+        "kind": "PodGroup",
+        "metadata": {"name": "train-workers", "namespace": "shop"},
+        "spec": spec,
+    }
+    kinds_in_order = [o["kind"] for o in document["objects"]]
+    assert kinds_in_order.index("Workload") < kinds_in_order.index("PodGroup"), "what a PodGroup names comes first"
+    (worker,) = [p for p in document["pods"] if p["name"] == "worker-0"]
+    assert worker["schedulingGroup"] == {"podGroupName": "train-workers"}
+    # anonymized: the group's name, the pod's reference and the Workload's all hashed alike
+    masked = tmp_path / "masked.json"
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--anonymize", "--salt", "k", "-o", str(masked))
+    assert run.code == 0, run.stderr
+    text = masked.read_text()
+    assert "train" not in text and "workers" not in text
+    a = anonymizer.Anonymizer("k")
+    hidden = {o["kind"]: o for o in json.loads(text)["objects"]}
+    assert hidden["PodGroup"]["metadata"]["name"] == a.word("train-workers")
+    assert hidden["Workload"]["spec"]["podGroupTemplates"][0]["name"] == a.word("workers")
+    loaded = scenario.load_scenario(out)  # e2e reads it: the two as objects of their kinds
+    assert sorted(o.info.kind for o in loaded.objects if scenario.is_workload_api(o)) == ["PodGroup", "Workload"]
 
 
 def test_anonymized_snapshot_keeps_references(kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path) -> None:

@@ -325,6 +325,38 @@ def test_doctor_finds_a_queue_sort_that_assumes_pods(kplugin: Kplugin, tmp_path:
 
 
 GANG = REPO / "examples" / "rack-gang-scenario.yaml"
+WORKLOAD = """\
+- apiVersion: scheduling.k8s.io/v1beta1
+  kind: Workload
+  metadata: {name: batch}  # sorted ahead of the gang's PodGroup
+  spec: {podGroupTemplates: [{name: workers, schedulingPolicy: {gang: {minCount: 2}}}]}
+"""
+# `kubectl get workloads,podgroups,pods -o yaml` of a gang: a kubectl List
+GANG_LIST = f"""\
+apiVersion: v1
+kind: List
+items:
+{WORKLOAD}- apiVersion: scheduling.k8s.io/v1beta1
+  kind: PodGroup
+  metadata: {{name: batch-workers, namespace: default}}
+  spec:
+    workloadRef: {{workloadName: batch, templateName: workers}}
+    schedulingPolicy: {{gang: {{minCount: 2}}}}
+- apiVersion: v1
+  kind: Node
+  metadata: {{name: n-1}}
+  status: {{capacity: {{cpu: "4", pods: "110"}}}}
+""" + "".join(
+    f"""\
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: worker-{i}, namespace: default}}
+  spec:
+    schedulingGroup: {{podGroupName: batch-workers}}
+    containers: [{{name: app, image: app, resources: {{requests: {{cpu: "1"}}}}}}]
+"""
+    for i in range(2)
+)
 
 
 @pytest.mark.parametrize(
@@ -337,6 +369,11 @@ GANG = REPO / "examples" / "rack-gang-scenario.yaml"
                        "scheduling.k8s.io/v1alpha2"),
         ("1.35", "pods only", "pod g-1: schedulingGroup is from Kubernetes 1.36 (pod groups), and this is {pinned}; "
                               "replay it on a later minor (--k8s)"),
+        ("1.35", "workload", "Kubernetes {pinned} has no Workload API (scheduling.k8s.io, from 1.36); replay it on a "
+                             "later minor (--k8s)"),
+        ("1.36", "workload", "objects[0] (Workload batch).apiVersion: Kubernetes {pinned} serves Workloads as "
+                             "scheduling.k8s.io/v1alpha2, not scheduling.k8s.io/v1beta1: write it as "
+                             "scheduling.k8s.io/v1alpha2"),
     ],
 )  # fmt: skip
 def test_a_scenario_with_pod_groups_its_minor_lacks_is_refused_in_one_line(
@@ -347,6 +384,8 @@ def test_a_scenario_with_pod_groups_its_minor_lacks_is_refused_in_one_line(
     text = GANG.read_text()
     if change == "pods only":
         text = text[: text.index("objects:")] + text[text.index("pods:") :]
+    if change == "workload":
+        text = text.replace("objects:\n", "objects:\n" + WORKLOAD, 1)
     scenario.write_text(text)
     run = kplugin("e2e", str(project), "--scenario", str(scenario))
     assert run.code == 2
@@ -381,6 +420,38 @@ def test_a_scenario_with_pod_groups_turns_the_gate_on_for_any_plugin(kplugin: Kp
     )
     line = run.gates_line(inputs)
     assert line is not None and line.endswith("the plugins' points and the scenario's pod groups need them"), line
+
+
+def test_a_kubectl_list_of_a_workload_its_pod_group_and_pods(kplugin: Kplugin, tmp_path: Path) -> None:
+    """A kubectl List carries the workload-aware scheduling API's objects: read as objects
+    of their kinds at 1.37 (gates and API turned on for them), refused in one line at 1.36
+    (which serves them as v1alpha2)."""
+    from kplugin.e2e import run
+    from kplugin.e2e.scenario import is_workload_api
+    from kplugin.model.project import load
+
+    listed = tmp_path / "gang-list.yaml"
+    listed.write_text(GANG_LIST)
+    project = load(new(kplugin, tmp_path, "plain", "1.37"))
+    scenario = run.read_scenario(listed, project.target, project.root)
+    assert [(o.info.kind, o.name) for o in scenario.objects if is_workload_api(o)] == [
+        ("Workload", "batch"),
+        ("PodGroup", "batch-workers"),
+    ]
+    assert [p.spec["schedulingGroup"] for p in scenario.pods] == [{"podGroupName": "batch-workers"}] * 2
+    inputs = run.Inputs(project=project, scenario=scenario, config=None, rbac=None, notices=())  # type: ignore[arg-type]
+    assert run.gate_flags(inputs).apiserver == (
+        "--feature-gates=GenericWorkload=true",
+        "--runtime-config=scheduling.k8s.io/v1beta1=true",
+    )
+    older = new(kplugin, tmp_path / "older", "older", "1.36")
+    done = kplugin("e2e", str(older), "--scenario", str(listed))
+    assert done.code == 2
+    (line,) = done.stderr.strip().splitlines()
+    pinned = YAML(typ="safe").load((older / "kplugin.yaml").read_text())["kubernetes"]
+    assert line.endswith(f"items[0] (Workload default/batch).apiVersion: Kubernetes {pinned} serves Workloads as "
+                         "scheduling.k8s.io/v1alpha2, not scheduling.k8s.io/v1beta1: write it as "
+                         "scheduling.k8s.io/v1alpha2"), line  # fmt: skip
 
 
 @pytest.mark.parametrize(
