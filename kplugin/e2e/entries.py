@@ -49,11 +49,11 @@ ORIGIN = {
     "globalDefault": "globalDefault",
     "preemptionPolicy": "preemptionPolicy",
 }
-# top-level fields kept of the other kinds (besides metadata and the kind's status fields)
 # spec fields the API server sets itself on create and refuses when they disagree with
 # what it computes: a PodGroup's priority and preemption policy come from its priority
 # class (the Priority admission plugin), as a pod's do
 SERVER_SET_SPEC = {"PodGroup": ("priority", "preemptionPolicy")}
+# top-level fields kept of the other kinds (besides metadata and the kind's status fields)
 KEPT_FIELDS = {
     "StorageClass": (
         "provisioner",
