@@ -78,7 +78,7 @@ SUMMARIES = {
     "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
     "refresh": "Rewrite the generated files from the current Args and RBAC rules, at the project's own version.",
     "e2e": "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",
-    "snapshot": "Export a real cluster's scheduling state (nodes, pods, classes, volumes, DRA) as an e2e scenario.",
+    "snapshot": "Export a real cluster's scheduling state (nodes, pods, volumes, DRA, pod groups) as an e2e scenario.",
     "bench": "Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline.",
 }
 

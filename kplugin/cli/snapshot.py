@@ -78,7 +78,7 @@ def snapshot(
     anonymize_drivers: AnonymizeDrivers = False,
     project: ProjectKinds = None,
 ) -> None:
-    """Export a real cluster's scheduling state (nodes, pods, classes, volumes, DRA) as an e2e scenario."""
+    """Export a real cluster's scheduling state (nodes, pods, volumes, DRA, pod groups) as an e2e scenario."""
     import sys
 
     from kplugin.cli.console import out, say
