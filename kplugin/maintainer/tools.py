@@ -4,8 +4,8 @@ golangci-lint, helm, actionlint and kwok (kplugin.model.tools), each looked for 
 install directory ($GOBIN, else the first $(go env GOPATH)'s bin). A binary built from
 the pinned module version (``go version -m`` tells) is reused; a missing one, or one of
 another version, is built with ``go install PACKAGE@VERSION`` from the Go module proxy.
-They are built at once, each one's downloads overlapping another's compile: a few
-minutes on two cores, once; checking takes a moment.
+Building them takes a few minutes on two cores, once, one after the other (built at once
+they took no less: the compiles share the two cores); checking takes a moment.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kplugin.core import golang, proc
@@ -83,29 +81,18 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown tool {', '.join(unknown)}: choose from {', '.join(TOOLS)}")
 
-    lock = threading.Lock()
-
     def say(line: str) -> None:
-        with lock:  # whole lines from the tools' threads
-            print(line, flush=True)
+        print(line, flush=True)
 
-    def one(name: str) -> str | None:
-        """Ensure one tool; its error as text, or None."""
-        tool = TOOLS[name]
-        try:
+    try:
+        for name in args.names or TOOLS:
+            tool = TOOLS[name]
             say(f"{tool.name} {tool.version}: {ensure(tool, say)}")
-        except KpluginError as err:
-            tail = err.tail if isinstance(err, ToolError) else "\n".join(err.details)
-            return f"error: {err}" + (f"\n{tail}" if tail else "")
-        return None
-
-    # at once: one tool's module downloads overlap another's compile (the compiles share
-    # the cores, and Go's build cache the packages they have in common)
-    with ThreadPoolExecutor(len(TOOLS)) as pool:
-        errors = [e for e in pool.map(one, args.names or list(TOOLS)) if e is not None]
-    for error in errors:
-        print(error, file=sys.stderr)
-    return 1 if errors else 0
+    except KpluginError as err:
+        tail = err.tail if isinstance(err, ToolError) else "\n".join(err.details)
+        print(f"error: {err}" + (f"\n{tail}" if tail else ""), file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
