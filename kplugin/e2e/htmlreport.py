@@ -67,6 +67,8 @@ def _pod(placement: dict[str, Any]) -> dict[str, Any]:
         "requeues": placement["requeues"],
         "reason": placement["reason"],
         "rejections": rejections(placement["reason"] or ""),
+        "nodeRejections": placement.get("nodeRejections", [])[:REPORT_NODES],
+        "moreNodeRejections": max(0, len(placement.get("nodeRejections", [])) - REPORT_NODES),
         "preemptedBy": placement["preemptedBy"],
         "boundBefore": placement["boundBefore"],
         "tied": placement["tied"],

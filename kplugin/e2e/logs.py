@@ -26,6 +26,10 @@ The lines, read from the sources of every supported minor (klog's structured for
   and comes back on ``BackoffComplete``, so its retries are counted apart from the
   cluster events that moved it.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
+- the project's own Filter plugins (``--api layer``): the generated adapter
+  (``zz_generated.adapter.go``) logs each node a plugin rejects, V(5) "Filter rejected
+  node" (plugin, pod, node, code, reason); the scheduler itself logs no Filter status per
+  node, so the in-tree plugins' rejections are known only as the counts of its message.
 - each line's klog header, "I1206 04:28:23.509108": when an attempt or a requeue happened
   (the year left out; UTC, the zone kplugin starts the scheduler in).
 - client-go's reflector (``tools/cache/reflector.go``), when an informer cannot list: a
@@ -37,6 +41,7 @@ The lines, read from the sources of every supported minor (klog's structured for
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -47,7 +52,9 @@ from kplugin.e2e.state import NAMESPACE
 # the -v and --vmodule that make the scheduler log all of the above
 # (schedule_one_podgroup.go, 1.36 on: a pod group's cycle, V(3) for the group's attempt and
 # V(4) for each of its pods'; a file a minor lacks is ignored)
-SCORE_VMODULE = "schedule_one=10,schedule_one_podgroup=10,algorithm_podgroup=10"
+# (zz_generated.adapter: the project's Filter rejections, node by node, as many lines as
+# scores, so at the scores' level)
+SCORE_VMODULE = "schedule_one=10,schedule_one_podgroup=10,algorithm_podgroup=10,zz_generated.adapter=5"
 ATTEMPT_VMODULE = "schedule_one=3,schedule_one_podgroup=4,algorithm_podgroup=4"
 QUEUE_VMODULE = "scheduling_queue=5,active_queue=5,backoff_queue=5"
 
@@ -121,6 +128,19 @@ class GroupLog:
 
 
 @dataclass(frozen=True)
+class NodeRejection:
+    """A node one of the project's Filter plugins rejected for a pod, and why."""
+
+    node: str
+    plugin: str
+    code: str
+    reason: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"node": self.node, "plugin": self.plugin, "code": self.code, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Preemption:
     preemptor: str
     node: str
@@ -135,6 +155,8 @@ class LogFacts:
     groups: dict[str, GroupLog] = field(default_factory=dict)  # pod group (its key, as a pod's) -> its log
     requeues: dict[str, list[Requeue]] = field(default_factory=dict)
     preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
+    # pod -> the nodes the project's Filter plugins rejected in its last attempt, by node and plugin
+    rejections: dict[str, tuple[NodeRejection, ...]] = field(default_factory=dict)
     denied: list[str] = field(default_factory=list)  # sorted "verb resource.group"
     informers_denied: bool = False  # a list or watch among them: the informers never sync
     unserved: list[str] = field(default_factory=list)  # sorted types an informer lists that are not served
@@ -167,6 +189,11 @@ _MOVED = re.compile(
     r'(?:pod|entity)="(?P<pod>[^"]+)" event="?(?P<event>[^" ]+)"? queue="?(?P<queue>[^" ]+)"?'
     r'(?: hint="?(?P<hint>[^"\s]+)"?)?'
 )
+# the generated adapter's line: its keys in any order (a contextual logger's own, such as
+# the pod at the framework's V(4), come first); a value quoted as klog writes it (Go's quoting)
+_KEY_VALUE = re.compile(r'(?P<key>[A-Za-z]+)="(?P<value>(?:[^"\\]|\\.)*)"')
+_REJECTED = '"Filter rejected node"'
+_REJECTION_KEYS = ("plugin", "pod", "node", "code", "reason")
 # a pod's own arrival, its failed attempt and the end of its backoff are not requeues by an
 # event (1.31-1.36 label the pod's own events Unschedulable..., 1.37 Unscheduled...)
 _NOT_REQUEUES = frozenset(
@@ -242,6 +269,7 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
     totals: dict[str, dict[str, int]] = {}
     denied: set[str] = set()
     unserved: set[str] = set()
+    rejected: dict[str, dict[tuple[str, str], NodeRejection]] = {}  # pod -> (node, plugin) -> why
     for line in lines:
         if "placement for podGroup" in line or "placement's final score for podGroup" in line:
             match = _PLACEMENT_SCORE.search(line)
@@ -284,6 +312,16 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
             if pod is not None:
                 facts.attempts[pod] = facts.attempts.get(pod, 0) + 1
                 facts.attempt_times.setdefault(pod, []).append(line_time(line, now))
+                rejected.pop(pod, None)  # a new attempt: its own rejections
+        elif _REJECTED in line:
+            after = line.index(_REJECTED) + len(_REJECTED)
+            values = {m["key"]: m["value"] for m in _KEY_VALUE.finditer(line, after)}
+            pod = key(values["pod"]) if all(k in values for k in _REJECTION_KEYS) else None
+            if pod is not None:
+                node, plugin = values["node"], values["plugin"]
+                rejected.setdefault(pod, {})[(node, plugin)] = NodeRejection(
+                    node, plugin, values["code"], _unquote(values["reason"])
+                )
         elif "moved to an internal scheduling queue" in line:
             match = _MOVED.search(line)
             pod = key(match["pod"]) if match else None
@@ -341,7 +379,18 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
         )
     facts.denied = sorted(denied)
     facts.unserved = sorted(unserved)
+    facts.rejections = {pod: tuple(found[k] for k in sorted(found)) for pod, found in rejected.items()}
     return facts
+
+
+def _unquote(quoted: str) -> str:
+    """A value klog quoted (Go's strconv.Quote) as its text: JSON reads Go's common escapes;
+    one it does not (\\x, \\U) is kept as written."""
+    try:
+        text = json.loads(f'"{quoted}"')
+    except ValueError:
+        return quoted
+    return text if isinstance(text, str) else quoted
 
 
 def scores_from_log(text: str) -> dict[str, tuple[NodeScore, ...]]:

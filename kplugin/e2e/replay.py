@@ -260,5 +260,6 @@ def _placements(
             preempted_by=preemption.preemptor if preemption is not None else None,
             preempted_on=(state.node or preemption.node) if preemption is not None else None,
             deleted=pod.key in deleted,
+            rejections=facts.rejections.get(pod.key, ()) if state.node is None else (),
         )
     return list(seen.values())

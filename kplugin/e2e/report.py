@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from kplugin.e2e.logs import NodeScore
+from kplugin.e2e.logs import NodeRejection, NodeScore
 from kplugin.e2e.session import PodPlacement
 
 TOP_NODES = 5  # the nodes whose scores a pod shows unless told otherwise
@@ -35,6 +35,15 @@ DEFAULT_VIEW = ScoreView()
 def ranked(scores: Sequence[NodeScore]) -> list[NodeScore]:
     """Best total first; ties by node name."""
     return sorted(scores, key=lambda s: (-s.total, s.node))
+
+
+def rejection_lines(rejections: Sequence[NodeRejection], indent: str = "    ") -> list[str]:
+    """The nodes the project's Filter plugins rejected, one line each, TOP_NODES of them
+    (the JSON document has all)."""
+    lines = [f"{indent}rejected by {r.plugin} on {r.node}: {r.reason or r.code}" for r in rejections[:TOP_NODES]]
+    if len(rejections) > TOP_NODES:
+        lines.append(f"{indent}({len(rejections) - TOP_NODES} more node(s) rejected; the JSON document has them all)")
+    return lines
 
 
 def score_table(scores: Sequence[NodeScore], view: ScoreView, indent: str = "    ") -> list[str]:
@@ -95,6 +104,7 @@ def placements_text(placements: Sequence[PodPlacement], view: ScoreView) -> str:
         lines.append(f"{p.pod:24} {p.where:24} {mark}".rstrip())
         if p.reason:
             lines.append(f"    why: {p.reason}")
+        lines += rejection_lines(p.rejections)
         lines += score_table(p.scores, view)
         if p.attempts > 1 or p.requeues:
             moved = ", ".join(f"{r.event} ({r.queue}{_at(r.at, ', ')})" for r in p.requeues)
@@ -149,6 +159,7 @@ def _case(suite: Suite, p: PodPlacement, view: ScoreView) -> tuple[ET.Element, s
     details = [f"where: {p.where}", f"expected: {wanted}"]
     if p.reason:
         details.append(f"why: {p.reason}")
+    details += rejection_lines(p.rejections, indent="")
     details += score_table(p.scores, view, indent="")
     failure.text = _clean("\n".join(details) + "\n")
     return case, "failure"

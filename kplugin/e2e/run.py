@@ -316,6 +316,7 @@ def placement_json(p: PodPlacement) -> dict[str, Any]:
         "requeues": [r.as_json() for r in p.requeues],
         "preemptedBy": p.preempted_by,
         "preemptedOn": p.preempted_on,
+        "nodeRejections": [r.as_json() for r in p.rejections],
         "tied": p.tied,
         "scores": [{"node": s.node, "total": s.total, "plugins": s.plugins} for s in p.scores],
     }

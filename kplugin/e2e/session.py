@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from kplugin.e2e.logs import GroupLog, NodeScore, Requeue
+from kplugin.e2e.logs import GroupLog, NodeRejection, NodeScore, Requeue
 from kplugin.e2e.state import DELETED, PENDING, PREEMPTED
 from kplugin.kube import bulk
 
@@ -55,6 +55,8 @@ class PodPlacement:
     preempted_by: str | None = None
     preempted_on: str | None = None  # the node it was on
     deleted: bool = False  # by a step
+    # the nodes the project's Filter plugins rejected in its last attempt (layer mode's adapter logs them)
+    rejections: tuple[NodeRejection, ...] = ()
 
     @property
     def where(self) -> str:

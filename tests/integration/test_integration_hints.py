@@ -162,6 +162,13 @@ def test_a_label_requeues_the_pod_and_an_unrelated_one_does_not(
     (pod,) = report["pods"]
     assert (pod["node"], pod["attempts"], pod["requeues"]) == (None, 1, []), pod
     assert "does not have label example.com/accelerator" in pod["reason"], pod["reason"]
+    # and node by node, from the project's own Filter (the generated adapter logs each node
+    # it rejects; the scheduler's message only counts them)
+    assert pod["nodeRejections"] == [
+        {"node": node, "plugin": "Gpu", "code": "UnschedulableAndUnresolvable",
+         "reason": f"node {node} does not have label example.com/accelerator"}
+        for node in ("n1", "n2")
+    ], pod  # fmt: skip
     assert len(lines_about(log, "Attempting to schedule pod")) == 1
     # the queue asked the plugin's hint, which said QueueSkip ("pod" 1.28-1.36, "entity"
     # 1.37; the event is "NodeLabelChange" in 1.28's queue, "NodeUpdateNodeLabel" later)

@@ -88,10 +88,21 @@ def test_a_replays_report_shows_the_runs_numbers(kplugin: Kplugin, tmp_path: Pat
     rows.nth(pods.index(waiting)).click()
     rejected = page.locator("#details table.rejections tbody tr")
     assert rejected.count() >= 1 and sum(int(cells(r)[0]) for r in rejected.all()) == 3  # of the 3 nodes
+    # none node by node from the project's Filter: NodeResourcesFit rejected every node first
+    assert waiting["nodeRejections"] == [] and page.locator("#details table.node-rejections").count() == 0
     # its attempts on the timeline, each at its time after the pods' creation began (the log's)
     attempts = [li.inner_text() for li in page.locator("#details ol.timeline li.attempt").all()]
     assert waiting["attemptsAt"] and len(attempts) == waiting["attempts"] == len(waiting["attemptsAt"]), waiting
     assert attempts == [f"attempt {i} · {at:.3f} s" for i, at in enumerate(waiting["attemptsAt"], 1)], attempts
+    # web-1's only node is refused by the project's own Filter: node by node, from the
+    # generated adapter's log
+    refused = next(p for p in pods if p["pod"] == "web-1")
+    assert [(r["node"], r["plugin"]) for r in refused["nodeRejections"]] == [("cpu-only", "Gpu")], refused
+    rows.nth(pods.index(refused)).click()
+    per_node = page.locator("#details table.node-rejections tbody tr")
+    assert [cells(r) for r in per_node.all()] == [
+        [r["node"], r["plugin"], r["reason"]] for r in refused["nodeRejections"]
+    ]
     # sorting by attempts (a header's button) puts the most tried last; search filters the rows
     page.locator("#pods th button", has_text="attempts").click()
     assert page.locator("#pods th").nth(3).get_attribute("aria-sort") == "ascending"

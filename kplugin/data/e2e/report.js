@@ -135,6 +135,15 @@ function details(p, label) {
     tbl.append(el("tbody", {}, ...p.rejections.map(([n, why]) => el("tr", {}, el("td", {class: "num", text: String(n)}), el("td", {text: why})))));
     box.append(tbl);
   }
+  if (p.nodeRejections && p.nodeRejections.length) {
+    const tbl = el("table", {class: "node-rejections"},
+      el("caption", {text: "rejected node by node (the project's Filter plugins)"
+        + (p.moreNodeRejections ? `; ${p.moreNodeRejections} more node(s) in the JSON document` : "")}),
+      el("thead", {}, el("tr", {}, ...["node", "plugin", "why"].map((h) => el("th", {scope: "col", text: h})))));
+    tbl.append(el("tbody", {}, ...p.nodeRejections.map((r) => el("tr", {},
+      el("td", {text: r.node}), el("td", {text: r.plugin}), el("td", {text: r.reason || r.code})))));
+    box.append(tbl);
+  }
   box.append(timeline(p), heatmap(p, label));
   return box;
 }

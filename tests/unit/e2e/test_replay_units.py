@@ -495,3 +495,42 @@ def test_an_attempt_whose_header_cannot_be_read_keeps_its_place() -> None:
     scenario = Scenario(nodes=(Node("n"),), pods=(Pod("waits"),))
     (placement,) = replay._placements(scenario, {}, facts, set(), 30, at("I1203 20:40:00.000000"))
     assert placement.attempts_at == (None, 3.0)
+
+
+# the generated adapter's lines (--api layer): each node the project's Filter rejects, for
+# the pod's current attempt. The first rejection is a real 1.37.2 run's at -v 5 (the pod
+# renamed), where the framework names the logger and gives it the pod (its keys first); at
+# -v 2 with e2e's --vmodule neither is there
+LOG_REJECTIONS = """\
+I1206 08:50:01.000000       1 schedule_one.go:117] "Attempting to schedule pod" pod="default/waits"
+I1206 08:47:50.037500   31785 zz_generated.adapter.go:50] "Filter rejected node" logger="FilterWithNominatedPods.Filter.Gpu" pod="default/waits" plugin="Gpu" node="n2" code="UnschedulableAndUnresolvable" reason="node n2 does not have label example.com/accelerator"
+I1206 08:47:50.037524   31785 zz_generated.adapter.go:50] "Filter rejected node" plugin="Gpu" pod="default/waits" node="n1" code="Unschedulable" reason="node n1 has 0 of \\"example.com/gpu\\" free, pod requests 1"
+I1206 08:50:02.000000       1 schedule_one.go:117] "Attempting to schedule pod" pod="default/other"
+I1206 08:50:02.000100       1 zz_generated.adapter.go:50] "Filter rejected node" plugin="Gpu" pod="default/other" node="n1" code="Unschedulable" reason="first attempt"
+I1206 08:50:03.000000       1 schedule_one.go:117] "Attempting to schedule pod" pod="default/other"
+I1206 08:50:03.000100       1 zz_generated.adapter.go:50] "Filter rejected node" plugin="Gpu" pod="default/other" node="n1"
+"""
+
+
+def test_the_projects_filter_rejections_node_by_node() -> None:
+    """Sorted by node, escapes read, and only the pod's last attempt's."""
+    facts = logs.read_log(LOG_REJECTIONS.splitlines())
+    assert facts.rejections == {
+        "waits": (
+            logs.NodeRejection("n1", "Gpu", "Unschedulable", 'node n1 has 0 of "example.com/gpu" free, pod requests 1'),
+            logs.NodeRejection(
+                "n2", "Gpu", "UnschedulableAndUnresolvable", "node n2 does not have label example.com/accelerator"
+            ),
+        ),
+    }, "other's first attempt is forgotten at its second, whose line lacks its keys"
+    from kplugin.e2e.report import rejection_lines
+
+    shown = rejection_lines(facts.rejections["waits"])
+    assert shown == [
+        '    rejected by Gpu on n1: node n1 has 0 of "example.com/gpu" free, pod requests 1',
+        "    rejected by Gpu on n2: node n2 does not have label example.com/accelerator",
+    ]
+    many = tuple(logs.NodeRejection(f"n{i}", "Gpu", "Unschedulable", "") for i in range(8))
+    shown = rejection_lines(many)
+    assert shown[0] == "    rejected by Gpu on n0: Unschedulable" and len(shown) == 6
+    assert shown[-1] == "    (3 more node(s) rejected; the JSON document has them all)"
