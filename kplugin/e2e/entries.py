@@ -205,7 +205,7 @@ def object_entry(obj: dict[str, Any]) -> dict[str, Any]:
     """Another kind's object: its metadata's name, namespace, labels and annotations,
     its spec (or the kind's own top-level fields) and the status fields the kind keeps."""
     kind = str(obj.get("kind"))
-    info = kinds.BY_KIND.get(kind) or kinds.gated(obj.get("apiVersion"), kind)
+    info = kinds.known(obj.get("apiVersion"), kind)
     meta = _meta(obj)
     if info is None:  # a custom kind: every field but the server's own metadata
         named = _named(meta, "namespace" in meta)

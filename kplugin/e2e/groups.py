@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from kplugin.e2e.logs import GroupLog, PlacementCycle, Requeue
-from kplugin.e2e.scenario import Scenario, is_pod_group
+from kplugin.e2e.scenario import Scenario, pod_groups
 from kplugin.e2e.session import PodPlacement
 from kplugin.e2e.state import pod_key
 
@@ -79,11 +79,7 @@ def groups(
 ) -> list[Group]:
     """The scenario's pod groups after a replay, sorted by key ([] without any), with what
     the scheduler's log shows of each: its cycles, its last cycle's placements, its moves."""
-    policies = {
-        pod_key(obj.namespace or "default", obj.name): _min_count(obj.body)
-        for obj in scenario.objects
-        if is_pod_group(obj)
-    }
+    policies = {key: _min_count(obj.body) for key, obj in pod_groups(scenario).items()}
     members: dict[str, list[str]] = {key: [] for key in policies}
     for pod in scenario.all_pods():
         name = (pod.spec.get("schedulingGroup") or {}).get("podGroupName")

@@ -29,7 +29,7 @@ from kplugin.e2e.create import (
     resolve_kinds,
     status_request,
 )
-from kplugin.e2e.scenario import Scenario, Step, StepAction, is_pod_group
+from kplugin.e2e.scenario import Scenario, Step, StepAction, pod_groups
 from kplugin.e2e.session import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, Silent
 from kplugin.e2e.state import pod_key
 from kplugin.e2e.watch import PodState, PodWatch, Refusals, probe, settle
@@ -235,7 +235,7 @@ def _placements(
     seen: dict[str, PodPlacement] = {}
     # a pod group preempts as one (1.37 on): its log line names the group, and the domain
     # its placement took instead of a node; the victim's own node is where the watch saw it
-    pod_groups = {pod_key(obj.namespace or "default", obj.name) for obj in scenario.objects if is_pod_group(obj)}
+    groups = pod_groups(scenario)
     for pod in scenario.all_pods():
         state = states.get(pod.key) or PodState()
         reason = state.reason if state.node is None else ""
@@ -245,7 +245,7 @@ def _placements(
         elif state.node is None and not state.refused and not state.deleted:
             reason = f"no scheduling attempt reported within {timeout:.0f}s: held back by a PreEnqueue plugin?"
         elif preemption is not None:
-            by = f"pod group {preemption.preemptor}" if preemption.preemptor in pod_groups else preemption.preemptor
+            by = f"pod group {preemption.preemptor}" if preemption.preemptor in groups else preemption.preemptor
             reason = f"preempted by {by} on {state.node or preemption.node}"
         seen[pod.key] = PodPlacement(
             pod=pod.key,

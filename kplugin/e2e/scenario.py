@@ -65,6 +65,7 @@ from kplugin.e2e.state import (
     Node,
     Pod,
     PriorityClass,
+    pod_key,
 )
 from kplugin.e2e.steps import STEP_ACTIONS, Step, StepAction, check_steps, object_key, read_step
 from kplugin.kube import jsonstream, kinds
@@ -288,10 +289,10 @@ class _ScenarioReader(Reader):
         known_nodes = {n.name for n in self.nodes} | {s.new_node.name for s in self.steps if s.new_node}
         known_pods = {p.key for p in self.pods} | {p.key for s in self.steps for p in s.pods}
         expect: dict[str, tuple[str, ...]] = {}
-        for pod_key, wanted in (self.expect or {}).items():
-            if not isinstance(pod_key, str) or pod_key not in known_pods:
-                raise self.fail("expect", f"{schema.shown(pod_key)} is not a pod of this scenario")
-            at = f"expect.{pod_key}"
+        for named, wanted in (self.expect or {}).items():
+            if not isinstance(named, str) or named not in known_pods:
+                raise self.fail("expect", f"{schema.shown(named)} is not a pod of this scenario")
+            at = f"expect.{named}"
             choices = wanted if isinstance(wanted, list) and wanted else [wanted]
             for j, node in enumerate(choices):
                 shown_at = f"{at}[{j}]" if isinstance(wanted, list) else at
@@ -308,7 +309,7 @@ class _ScenarioReader(Reader):
                         f"{schema.shown(node)} is neither a node of this scenario nor {PENDING!r}, {PREEMPTED!r} "
                         f"or {DELETED!r}",
                     )
-            expect[pod_key] = tuple(choices)
+            expect[named] = tuple(choices)
         return Scenario(
             nodes=tuple(self.nodes),
             pods=tuple(self.pods),
@@ -445,6 +446,11 @@ def _all_objects(scenario: Scenario) -> Iterator[KubeObject]:
 
 def is_pod_group(obj: KubeObject) -> bool:
     return obj.info.kind == "PodGroup" and obj.body["apiVersion"].startswith(f"{SCHEDULING_GROUP}/")
+
+
+def pod_groups(scenario: Scenario) -> dict[str, KubeObject]:
+    """The scenario's PodGroups by their key, written as a pod's (NAME in default, NS/NAME)."""
+    return {pod_key(obj.namespace or "default", obj.name): obj for obj in scenario.objects if is_pod_group(obj)}
 
 
 def is_workload_api(obj: KubeObject) -> bool:

@@ -135,7 +135,7 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
         assert isinstance(meta, dict)
         rank = 0
         if section == "objects":
-            known = kinds.BY_KIND.get(str(entry["kind"])) or kinds.gated(entry["apiVersion"], entry["kind"])
+            known = kinds.known(entry["apiVersion"], entry["kind"])
             rank = known.rank if known is not None else kinds.CUSTOM_RANK
         key = (rank, str(meta.get("namespace") or ""), str(meta.get("name")))
         lines[section].append((key, _line(entry)))

@@ -102,6 +102,12 @@ def gated(api_version: object, kind: object) -> KindInfo | None:
     return next((k for k in GATED if k.api_version == api_version and k.kind == kind), None)
 
 
+def known(api_version: object, kind: object) -> KindInfo | None:
+    """kplugin's row of an object's kind (the pod-group API's by its version), or None
+    for a custom kind."""
+    return BY_KIND.get(str(kind)) or gated(api_version, kind)
+
+
 def custom(api_version: str, kind: str) -> KindInfo:
     """A kind kplugin has no row for, before its plural and scope are known."""
     return KindInfo(api_version, kind, "", False, 0, CUSTOM_RANK, custom=True)
