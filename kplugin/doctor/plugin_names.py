@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from kplugin.doctor.context import Context, line_of, plugin_configs, plugin_entries, profiles
 from kplugin.doctor.rules import Problem
-from kplugin.model.spec import IN_TREE_PLUGINS, validate_plugin_name
+from kplugin.model.spec import IN_TREE_PLUGINS, NODE_REJECTIONS_PLUGIN, validate_plugin_name
 
 
 def check_plugin_names(ctx: Context) -> Iterator[Problem]:
@@ -56,7 +56,7 @@ def check_plugin_names(ctx: Context) -> Iterator[Problem]:
                 package=plugin.package,
                 imports=ctx.rel(imports),
             )
-    known = ours | IN_TREE_PLUGINS
+    known = ours | IN_TREE_PLUGINS | {NODE_REJECTIONS_PLUGIN}  # cmd/scheduler registers kplugin's reporting plugin
     for i, profile in enumerate(profiles(ctx)):
         for point, kind, entry, entries, index in plugin_entries(ctx, profile):
             name = str(entry.get("name", ""))

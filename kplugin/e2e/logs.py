@@ -26,10 +26,12 @@ The lines, read from the sources of every supported minor (klog's structured for
   and comes back on ``BackoffComplete``, so its retries are counted apart from the
   cluster events that moved it.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
-- the project's own Filter plugins (``--api layer``): the generated adapter
-  (``zz_generated.adapter.go``) logs each node a plugin rejects, V(5) "Filter rejected
-  node" (plugin, pod, node, code, reason); the scheduler itself logs no Filter status per
-  node, so the in-tree plugins' rejections are known only as the counts of its message.
+- each node's Filter status for a pod no node fits: the scheduler itself logs them only
+  as the counts of its message, so e2e enables kplugin's reporting plugin (the project's
+  ``internal/rejections/zz_generated.rejections.go``), the first PostFilter plugin, which
+  logs them node by node, V(5) "Filter rejected node" (plugin, pod, node, code, reason),
+  the in-tree plugins' and the project's alike. A node Filter did not evaluate (1.32 on:
+  PreFilter narrowed the nodes) has no plugin.
 - each line's klog header, "I1206 04:28:23.509108": when an attempt or a requeue happened
   (the year left out; UTC, the zone kplugin starts the scheduler in).
 - client-go's reflector (``tools/cache/reflector.go``), when an informer cannot list: a
@@ -52,9 +54,9 @@ from kplugin.e2e.state import NAMESPACE
 # the -v and --vmodule that make the scheduler log all of the above
 # (schedule_one_podgroup.go, 1.36 on: a pod group's cycle, V(3) for the group's attempt and
 # V(4) for each of its pods'; a file a minor lacks is ignored)
-# (zz_generated.adapter: the project's Filter rejections, node by node, as many lines as
-# scores, so at the scores' level)
-SCORE_VMODULE = "schedule_one=10,schedule_one_podgroup=10,algorithm_podgroup=10,zz_generated.adapter=5"
+# (zz_generated.rejections: the Filter rejections, node by node, as many lines as scores,
+# so at the scores' level)
+SCORE_VMODULE = "schedule_one=10,schedule_one_podgroup=10,algorithm_podgroup=10,zz_generated.rejections=5"
 ATTEMPT_VMODULE = "schedule_one=3,schedule_one_podgroup=4,algorithm_podgroup=4"
 QUEUE_VMODULE = "scheduling_queue=5,active_queue=5,backoff_queue=5"
 
@@ -129,7 +131,8 @@ class GroupLog:
 
 @dataclass(frozen=True)
 class NodeRejection:
-    """A node one of the project's Filter plugins rejected for a pod, and why."""
+    """A node a Filter plugin rejected for a pod, and why (plugin "": a node Filter did not
+    evaluate)."""
 
     node: str
     plugin: str
@@ -155,7 +158,7 @@ class LogFacts:
     groups: dict[str, GroupLog] = field(default_factory=dict)  # pod group (its key, as a pod's) -> its log
     requeues: dict[str, list[Requeue]] = field(default_factory=dict)
     preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
-    # pod -> the nodes the project's Filter plugins rejected in its last attempt, by node and plugin
+    # pod -> the nodes the Filter plugins rejected in its last attempt, by node and plugin
     rejections: dict[str, tuple[NodeRejection, ...]] = field(default_factory=dict)
     denied: list[str] = field(default_factory=list)  # sorted "verb resource.group"
     informers_denied: bool = False  # a list or watch among them: the informers never sync
@@ -189,7 +192,7 @@ _MOVED = re.compile(
     r'(?:pod|entity)="(?P<pod>[^"]+)" event="?(?P<event>[^" ]+)"? queue="?(?P<queue>[^" ]+)"?'
     r'(?: hint="?(?P<hint>[^"\s]+)"?)?'
 )
-# the generated adapter's line: its keys in any order (a contextual logger's own, such as
+# the reporting plugin's line: its keys in any order (a contextual logger's own, such as
 # the pod at the framework's V(4), come first); a value quoted as klog writes it (Go's quoting)
 _KEY_VALUE = re.compile(r'(?P<key>[A-Za-z]+)="(?P<value>(?:[^"\\]|\\.)*)"')
 _REJECTED = '"Filter rejected node"'

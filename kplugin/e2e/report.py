@@ -38,9 +38,12 @@ def ranked(scores: Sequence[NodeScore]) -> list[NodeScore]:
 
 
 def rejection_lines(rejections: Sequence[NodeRejection], indent: str = "    ") -> list[str]:
-    """The nodes the project's Filter plugins rejected, one line each, TOP_NODES of them
-    (the JSON document has all)."""
-    lines = [f"{indent}rejected by {r.plugin} on {r.node}: {r.reason or r.code}" for r in rejections[:TOP_NODES]]
+    """The nodes the Filter plugins rejected, one line each, TOP_NODES of them (the JSON
+    document has all)."""
+    lines = [
+        f"{indent}rejected{f' by {r.plugin}' if r.plugin else ''} on {r.node}: {r.reason or r.code}"
+        for r in rejections[:TOP_NODES]
+    ]
     if len(rejections) > TOP_NODES:
         lines.append(f"{indent}({len(rejections) - TOP_NODES} more node(s) rejected; the JSON document has them all)")
     return lines

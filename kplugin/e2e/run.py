@@ -77,6 +77,8 @@ class Outcome:
 
 
 RBAC_FILE = "deploy/rbac.yaml"
+# kplugin's reporting plugin in a generated project (cmd/scheduler registers it)
+REJECTIONS_SOURCE = "internal/rejections/zz_generated.rejections.go"
 
 
 def rbac_documents(project: Project) -> list[dict[str, Any]]:
@@ -118,11 +120,29 @@ class Inputs:
 
 def for_copy(inputs: Inputs, copy: Project) -> Inputs:
     """The inputs for a run of ``copy`` (the project retargeted to another version): the
-    RBAC its deploy/rbac.yaml gives, which that version's scheduler reads."""
+    RBAC its deploy/rbac.yaml gives, which that version's scheduler reads, and the
+    reporting plugin, which the copy's files have."""
     if copy is inputs.project:
         return inputs
     rbac = None if inputs.rbac is None else rbac_documents(copy)
-    return Inputs(copy, inputs.scenario, inputs.config, rbac, inputs.notices)
+    config = replace(inputs.config, node_rejections=reports_rejections(copy))
+    return Inputs(copy, inputs.scenario, config, rbac, inputs.notices)
+
+
+def reports_rejections(project: Project) -> bool:
+    """Whether the project's scheduler has kplugin's reporting plugin: its generated file
+    is there (projects made before it came have none until kplugin upgrade writes it)."""
+    return (project.root / REJECTIONS_SOURCE).is_file()
+
+
+def rejections_notice(project: Project) -> str | None:
+    """What a run of a project without the reporting plugin says, once."""
+    if reports_rejections(project):
+        return None
+    return (
+        f"{project.name} has no {REJECTIONS_SOURCE} (made by an older kplugin): a pending pod's "
+        f"rejections are counted, not listed node by node; kplugin upgrade to {project.version} (its own) writes it"
+    )
 
 
 def read_scenario(path: Path | None, target: Target, root: Path) -> Scenario:
@@ -158,6 +178,9 @@ def prepare(
         disable_default=disable_default,
     )
     config, notices = render.compose_config(request, progress)
+    config = replace(config, node_rejections=reports_rejections(project))
+    missing = rejections_notice(project)
+    notices = (*notices, missing) if missing else notices
     return Inputs(project=project, scenario=loaded, config=config, rbac=rbac, notices=notices)
 
 
@@ -178,7 +201,8 @@ def plugin_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
 
 
 def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
-    """The scheduler's default profile, in the same binary with the same settings."""
+    """The scheduler's default profile, in the same binary with the same settings (the
+    reporting plugin too: it decides nothing)."""
     name = target.scheduler_name(DEFAULT_PROFILE)
     config = SchedulerConfig(
         scheduler_names=(name,),
@@ -186,6 +210,7 @@ def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
         api_version=inputs.config.api_version,
         leader_elect=False,
         percentage_of_nodes_to_score=inputs.config.percentage_of_nodes_to_score,
+        node_rejections=inputs.config.node_rejections,
     )
     return ReplayProfile(ProfileLabel.DEFAULT, name, config.document())
 

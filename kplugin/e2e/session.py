@@ -55,7 +55,7 @@ class PodPlacement:
     preempted_by: str | None = None
     preempted_on: str | None = None  # the node it was on
     deleted: bool = False  # by a step
-    # the nodes the project's Filter plugins rejected in its last attempt (layer mode's adapter logs them)
+    # the nodes the Filter plugins rejected in its last attempt (kplugin's reporting plugin logs them)
     rejections: tuple[NodeRejection, ...] = ()
 
     @property

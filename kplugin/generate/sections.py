@@ -129,11 +129,9 @@ PLUGIN_TEST_GO: tuple[tuple[str, Rule], ...] = (
     point(E.ENQUEUE_EXTENSIONS),
     ("sign", lambda s: s.signs),
 )
-# the adapter translates only where the minor's interfaces differ from internal/fw's,
+# the adapter translates only where the minor's interfaces differ from internal/fw's
 ADAPTER_GO: tuple[tuple[str, Rule], ...] = (
     point(E.PRE_FILTER, lambda s: s.lists_nodes),
-    # and Filter everywhere, to log each node it rejects for kplugin e2e (V(5))
-    point(E.FILTER),
     point(E.POST_FILTER),
     point(E.PRE_SCORE, lambda s: s.converts_nodes),
     point(E.SCORE, lambda s: s.looks_up_node),

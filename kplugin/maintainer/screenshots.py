@@ -20,6 +20,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "examples"  # beside the scenarios the pictures are made from
 PAGES = {"report-e2e": "e2e", "report-e2e-whatif": "whatif", "report-bench": "bench"}  # PNG -> the page made
+# the pod whose details a picture shows: the first row with this text (else the first row);
+# the what-if's, a pod pending under one profile: its rejections node by node
+PICK = {"report-e2e-whatif": "pending"}
 
 
 def _kplugin(*args: str) -> None:
@@ -40,8 +43,11 @@ def _photograph(pages: dict[str, Path], out: Path) -> None:
             page.goto(page_file.as_uri())
             page.wait_for_load_state("load")
             rows = page.locator("tr.pod")
-            if rows.count():
-                rows.first.click()  # a pod's details open, as a reader would: the first's
+            picked = page.locator("tr.pod", has_text=PICK[name]) if name in PICK else rows
+            if picked.count():
+                picked.first.click()  # a pod's details open, as a reader would
+            elif rows.count():
+                rows.first.click()
             flames = page.locator("h2", has_text="Where the scheduler's CPU went")
             box = flames.bounding_box() if flames.count() else None
             if box is not None:  # bench's: its CPU profiles, the part a reader scrolls to

@@ -94,6 +94,7 @@ class ApiFacts(NamedTuple):
     prefilter_results: int
     events_ctx: bool
     postfilter_arg: PostFilterArg
+    status_plugin: str  # the Status method naming its plugin: FailedPlugin (1.28), Plugin
     score_node_arg: ScoreNodeArg
     fwk_split: FwkSplit
     prefilter_nodes: bool

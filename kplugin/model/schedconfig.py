@@ -7,7 +7,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from kplugin.model.spec import ExtensionPoint, PluginSpec
+from kplugin.model.spec import NODE_REJECTIONS_PLUGIN, ExtensionPoint, PluginSpec
 
 CONFIG_GROUP = "kubescheduler.config.k8s.io"
 LEASE_NAMESPACE = "kube-system"
@@ -35,6 +35,8 @@ class SchedulerConfig:
     disable_default: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int | None = None
     kubeconfig: str | None = None
+    # kplugin's reporting plugin, first at PostFilter (kplugin e2e: the project's binary has it)
+    node_rejections: bool = False
 
     @property
     def scheduler_name(self) -> str:
@@ -104,6 +106,14 @@ class SchedulerConfig:
         if self.disable_default:
             multi = plugins.setdefault("multiPoint", {})
             multi["disabled"] = [{"name": name} for name in self.disable_default]
+        if self.node_rejections:
+            # enabled in multiPoint and at the point itself, it is an override, which the
+            # framework runs before the multiPoint plugins and the point's own
+            # (expandMultiPointPlugins, 1.28-1.38): it reports even where preemption, after
+            # it, nominates a node
+            for section in ("multiPoint", str(ExtensionPoint.POST_FILTER.config_name)):
+                enabled = plugins.setdefault(section, {}).setdefault("enabled", [])
+                enabled.insert(0, {"name": NODE_REJECTIONS_PLUGIN})
         return plugins
 
     def plugin_config(self) -> list[dict[str, Any]]:

@@ -42,13 +42,21 @@ IN_TREE_PLUGINS = frozenset(
         "VolumeRestrictions VolumeZone AzureDiskLimits CinderLimits EBSLimits GCEPDLimits"
     ).split()
 )
+# kplugin's reporting plugin (internal/rejections, registered by every generated
+# cmd/scheduler): a PostFilter plugin that logs each node's Filter status; kplugin e2e
+# enables it
+NODE_REJECTIONS_PLUGIN = "KpluginNodeRejections"
 # Identifiers the generated plugin package declares or that name framework types the
 # generated code uses: a plugin called one of these would not compile or would mislead.
-_RESERVED_PLUGIN_NAMES = IN_TREE_PLUGINS | frozenset(
-    (
-        "Args Code CycleState Framework Handle Name New NodeInfo NodeScore NodeScoreList Plugin PodInfo "
-        "PreFilterResult QueuedPodInfo Registry StateData StateKey Status"
-    ).split()
+_RESERVED_PLUGIN_NAMES = (
+    IN_TREE_PLUGINS
+    | {NODE_REJECTIONS_PLUGIN}
+    | frozenset(
+        (
+            "Args Code CycleState Framework Handle Name New NodeInfo NodeScore NodeScoreList Plugin PodInfo "
+            "PreFilterResult QueuedPodInfo Registry StateData StateKey Status"
+        ).split()
+    )
 )
 # Package names the go tool treats specially: a plugin package of that name cannot be
 # imported (main), is hidden (internal, testdata) or ignored (vendor).

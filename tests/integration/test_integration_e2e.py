@@ -40,9 +40,9 @@ def new(kplugin: Kplugin, tmp_path: Path, version: str, *options: str) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("version", "points"),
-    [(OLDEST, "filter,score"), (NEWEST, every_point(NEWEST))],
-    ids=[f"{OLDEST}-filter,score", f"{NEWEST}-every-point"],
+    ("version", "points", "api"),
+    [(OLDEST, "filter,score", "native"), (NEWEST, every_point(NEWEST), "layer")],
+    ids=[f"{OLDEST}-filter,score-native", f"{NEWEST}-every-point"],
 )
 def test_the_plugin_decides_in_a_real_scheduler(
     kplugin: Kplugin,
@@ -50,12 +50,14 @@ def test_the_plugin_decides_in_a_real_scheduler(
     inputs: tuple[Path, Path],
     version: str,
     points: str,
+    api: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """At the newest minor with every extension point (QueueSort replacing PrioritySort,
     Bind replacing DefaultBinder, PostFilter, Permit, ...) the same scenario comes out
-    the same: each generated point works inside the real scheduler."""
-    project = new(kplugin, tmp_path, version, "--extension-points", points)
+    the same: each generated point works inside the real scheduler. At the oldest, the
+    plugin is written natively (--api native)."""
+    project = new(kplugin, tmp_path, version, "--extension-points", points, "--api", api)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where e2e makes its working directory
@@ -98,7 +100,17 @@ def test_the_plugin_decides_in_a_real_scheduler(
     assert result["work"] is None and list(scratch.iterdir()) == [], "the working directory is removed"
     if held:  # the plugin's PreEnqueue kept it from the queue: no attempt, no condition
         assert pods["held-1"]["reason"].startswith("no scheduling attempt reported within 30s")
-    if "postfilter" in points:  # the plugin's PostFilter ran for the pods nothing fits
+    # each node's rejection, the in-tree plugins' and the project's (kplugin's reporting
+    # plugin, first at PostFilter: 1.28's NodeToStatusMap, the newest's NodeToStatusReader)
+    assert [(r["node"], r["plugin"], r["code"]) for r in pods["web-1"]["nodeRejections"]] == [
+        ("cpu-only", "Gpu", "UnschedulableAndUnresolvable"),
+        ("gpu-big", "NodeAffinity", "UnschedulableAndUnresolvable"),
+        ("gpu-small", "NodeAffinity", "UnschedulableAndUnresolvable"),
+    ], pods["web-1"]
+    assert {(r["plugin"], r["reason"]) for r in pods["train-5"]["nodeRejections"]} == {
+        ("NodeResourcesFit", "Insufficient example.com/gpu")
+    }, pods["train-5"]
+    if "postfilter" in points:  # the plugin's PostFilter ran for the pods nothing fits, after the reporter
         assert "3 of 3 nodes rejected pod default/web-1" in pods["web-1"]["reason"]
 
 

@@ -162,8 +162,8 @@ def test_a_label_requeues_the_pod_and_an_unrelated_one_does_not(
     (pod,) = report["pods"]
     assert (pod["node"], pod["attempts"], pod["requeues"]) == (None, 1, []), pod
     assert "does not have label example.com/accelerator" in pod["reason"], pod["reason"]
-    # and node by node, from the project's own Filter (the generated adapter logs each node
-    # it rejects; the scheduler's message only counts them)
+    # and node by node (kplugin's reporting plugin logs each node's Filter status; the
+    # scheduler's message only counts them)
     assert pod["nodeRejections"] == [
         {"node": node, "plugin": "Gpu", "code": "UnschedulableAndUnresolvable",
          "reason": f"node {node} does not have label example.com/accelerator"}

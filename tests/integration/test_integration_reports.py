@@ -88,16 +88,23 @@ def test_a_replays_report_shows_the_runs_numbers(kplugin: Kplugin, tmp_path: Pat
     rows.nth(pods.index(waiting)).click()
     rejected = page.locator("#details table.rejections tbody tr")
     assert rejected.count() >= 1 and sum(int(cells(r)[0]) for r in rejected.all()) == 3  # of the 3 nodes
-    # none node by node from the project's Filter: NodeResourcesFit rejected every node first
-    assert waiting["nodeRejections"] == [] and page.locator("#details table.node-rejections").count() == 0
+    # and node by node (kplugin's reporting plugin): NodeResourcesFit, in-tree, rejected each
+    assert [(r["node"], r["plugin"], r["reason"]) for r in waiting["nodeRejections"]] == [
+        (node, "NodeResourcesFit", "Insufficient example.com/gpu") for node in ("cpu-only", "gpu-big", "gpu-small")
+    ], waiting
+    per_node = page.locator("#details table.node-rejections tbody tr")
+    shown = [[r["node"], r["plugin"], r["reason"]] for r in waiting["nodeRejections"]]
+    assert [cells(r) for r in per_node.all()] == shown
     # its attempts on the timeline, each at its time after the pods' creation began (the log's)
     attempts = [li.inner_text() for li in page.locator("#details ol.timeline li.attempt").all()]
     assert waiting["attemptsAt"] and len(attempts) == waiting["attempts"] == len(waiting["attemptsAt"]), waiting
     assert attempts == [f"attempt {i} · {at:.3f} s" for i, at in enumerate(waiting["attemptsAt"], 1)], attempts
-    # web-1's only node is refused by the project's own Filter: node by node, from the
-    # generated adapter's log
+    # web-1's selector rules out the GPU nodes (NodeAffinity), the project's Filter refuses
+    # the one node left
     refused = next(p for p in pods if p["pod"] == "web-1")
-    assert [(r["node"], r["plugin"]) for r in refused["nodeRejections"]] == [("cpu-only", "Gpu")], refused
+    assert [(r["node"], r["plugin"]) for r in refused["nodeRejections"]] == [
+        ("cpu-only", "Gpu"), ("gpu-big", "NodeAffinity"), ("gpu-small", "NodeAffinity")
+    ], refused  # fmt: skip
     rows.nth(pods.index(refused)).click()
     per_node = page.locator("#details table.node-rejections tbody tr")
     assert [cells(r) for r in per_node.all()] == [
@@ -136,6 +143,10 @@ def test_a_what_ifs_report_shows_the_differences(kplugin: Kplugin, tmp_path: Pat
     first = cells(rows.first)
     change = next(c for c in changes if c["pod"] == first[0])
     assert first[2:] == [change["plugin"]["where"], change["default"]["where"]]
+    # web-1 binds under the default profile only; under the plugin's, each node's rejection
+    web = next(c for c in changes if c["pod"] == "web-1")
+    assert web["default"]["nodeRejections"] == [] and web["default"]["node"] == "cpu-only", web
+    assert [r["plugin"] for r in web["plugin"]["nodeRejections"]] == ["Gpu", "NodeAffinity", "NodeAffinity"], web
     # both profiles' score tables side by side
     assert page.locator("#details .side .pod-details").count() == 2
     assert page.locator("#node-use tbody tr").count() == min(len(diff["nodeUse"]), PAGE_ROWS)

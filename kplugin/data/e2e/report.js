@@ -137,11 +137,11 @@ function details(p, label) {
   }
   if (p.nodeRejections && p.nodeRejections.length) {
     const tbl = el("table", {class: "node-rejections"},
-      el("caption", {text: "rejected node by node (the project's Filter plugins)"
+      el("caption", {text: "rejected node by node (each node's Filter status, from kplugin's reporting plugin)"
         + (p.moreNodeRejections ? `; ${p.moreNodeRejections} more node(s) in the JSON document` : "")}),
       el("thead", {}, el("tr", {}, ...["node", "plugin", "why"].map((h) => el("th", {scope: "col", text: h})))));
     tbl.append(el("tbody", {}, ...p.nodeRejections.map((r) => el("tr", {},
-      el("td", {text: r.node}), el("td", {text: r.plugin}), el("td", {text: r.reason || r.code})))));
+      el("td", {text: r.node}), el("td", {text: r.plugin || "(Filter did not run)"}), el("td", {text: r.reason || r.code})))));
     box.append(tbl);
   }
   box.append(timeline(p), heatmap(p, label));

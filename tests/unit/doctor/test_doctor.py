@@ -185,6 +185,19 @@ def test_listed_points_are_found_in_the_right_plugin(kplugin: K, project: Path) 
     assert code == 1
 
 
+def test_the_reporting_plugin_enabled_by_hand_is_registered(kplugin: K, project: Path) -> None:
+    """cmd/scheduler registers KpluginNodeRejections: a profile that enables it (as the
+    README says, to see the rejections in a cluster) is no finding."""
+    edit(project / CONFIG, "    filter:\n", "    multiPoint:\n      enabled:\n      - name: KpluginNodeRejections\n"
+         "    postFilter:\n      enabled:\n      - name: KpluginNodeRejections\n    filter:\n")  # fmt: skip
+    _, findings = doctor(kplugin, project)  # (the edit makes deploy/configmap.yaml stale: other checks)
+    assert [f for f in findings if f["check"] == "plugin-names"] == [], findings
+    edit(project / CONFIG, "- name: KpluginNodeRejections\n    filter:", "- name: KpluginNodeRejection\n    filter:")
+    _, findings = doctor(kplugin, project)
+    named = [f for f in findings if f["check"] == "plugin-names"]
+    assert [f["rule"] for f in named] == ["plugin-unregistered"] and "'KpluginNodeRejection'" in str(named), named
+
+
 def test_text_output_names_file_and_line(kplugin: K, project: Path) -> None:
     edit(project / CONFIG, "weight: 1", "weight: -1")
     run = kplugin("doctor", str(project))

@@ -281,3 +281,32 @@ def test_a_pod_never_attempted_is_not_blamed_on_a_plugin_when_the_log_says_why()
     assert "PreEnqueue" not in placement.reason and "informers could not list" in placement.reason
     (placement,) = replay._placements(scenario, {}, logs.LogFacts(), set(), 30, 0.0)
     assert "PreEnqueue" in placement.reason
+
+
+def test_the_reporting_plugin_runs_first_at_postfilter_in_e2e_only(project: Path) -> None:
+    """Enabled in multiPoint and at postFilter, it is an override, which the framework runs
+    before the defaults (preemption) and the project's own PostFilter; the configuration
+    kplugin writes for deploy/ never has it."""
+    from dataclasses import replace
+
+    from kplugin.model.schedconfig import SchedulerConfig
+    from kplugin.model.spec import NODE_REJECTIONS_PLUGIN, ExtensionPoint, PluginSpec
+
+    first = {"name": NODE_REJECTIONS_PLUGIN}
+    own = PluginSpec(name="Gpu", extension_points=(ExtensionPoint.FILTER, ExtensionPoint.POST_FILTER))
+    config = SchedulerConfig(scheduler_names=("s",), plugins=(own,), node_rejections=True)
+    section = config.plugins_section()
+    assert section["multiPoint"] == {"enabled": [first]}
+    assert section["postFilter"] == {"enabled": [first, {"name": "Gpu"}]}
+    multi = replace(config, multipoint=True, disable_default=("DefaultPreemption",)).plugins_section()
+    assert multi["multiPoint"] == {"enabled": [first, {"name": "Gpu"}], "disabled": [{"name": "DefaultPreemption"}]}
+    assert multi["postFilter"] == {"enabled": [first]}
+    assert NODE_REJECTIONS_PLUGIN not in str(replace(config, node_rejections=False).document())
+    assert NODE_REJECTIONS_PLUGIN not in (project / "deploy" / "scheduler-config.yaml").read_text()
+    assert (project / "internal/rejections/zz_generated.rejections.go").is_file()  # e2e's profiles: test_scenario
+
+
+def test_a_plugin_cannot_take_the_reporting_plugins_name(kplugin: Kplugin, tmp_path: Path) -> None:
+    run = kplugin("new", "gpu", "--plugin", "KpluginNodeRejections", "--no-tidy", "-o", str(tmp_path))
+    assert run.code == 2, run.stderr
+    assert "KpluginNodeRejections" in run.stderr and not (tmp_path / "gpu").exists()

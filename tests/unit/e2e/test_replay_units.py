@@ -501,34 +501,45 @@ def test_an_attempt_whose_header_cannot_be_read_keeps_its_place() -> None:
 # the pod's current attempt. The first rejection is a real 1.37.2 run's at -v 5 (the pod
 # renamed), where the framework names the logger and gives it the pod (its keys first); at
 # -v 2 with e2e's --vmodule neither is there
+# kplugin's reporting plugin's lines, as 1.37.2 writes them at --vmodule; one
+# with a named logger's values first (the framework names it at -v 4 and above), one of a
+# node PreFilter kept from Filter (no plugin), and lines without their keys
 LOG_REJECTIONS = """\
 I1206 08:50:01.000000       1 schedule_one.go:117] "Attempting to schedule pod" pod="default/waits"
-I1206 08:47:50.037500   31785 zz_generated.adapter.go:50] "Filter rejected node" logger="FilterWithNominatedPods.Filter.Gpu" pod="default/waits" plugin="Gpu" node="n2" code="UnschedulableAndUnresolvable" reason="node n2 does not have label example.com/accelerator"
-I1206 08:47:50.037524   31785 zz_generated.adapter.go:50] "Filter rejected node" plugin="Gpu" pod="default/waits" node="n1" code="Unschedulable" reason="node n1 has 0 of \\"example.com/gpu\\" free, pod requests 1"
+I1206 10:03:20.446821    8310 zz_generated.rejections.go:68] "Filter rejected node" pod="default/waits" plugin="NodeResourcesFit" node="cpu-only" code="UnschedulableAndUnresolvable" reason="Insufficient example.com/gpu"
+I1206 10:03:20.446835    8310 zz_generated.rejections.go:68] "Filter rejected node" pod="default/waits" plugin="Gpu" node="n1" code="Unschedulable" reason="node n1 has 0 of \\"example.com/gpu\\" free, pod requests 1"
+I1206 10:03:20.446840    8310 zz_generated.rejections.go:68] "Filter rejected node" logger="PostFilter.KpluginNodeRejections" pod="default/waits" plugin="Gpu" pod="default/waits" node="n2" code="UnschedulableAndUnresolvable" reason="node n2 does not have label example.com/accelerator"
+I1206 10:03:20.446850    8310 zz_generated.rejections.go:68] "Filter rejected node" pod="default/waits" plugin="" node="n3" code="UnschedulableAndUnresolvable" reason="node(s) didn't satisfy plugin(s) [Gpu]"
 I1206 08:50:02.000000       1 schedule_one.go:117] "Attempting to schedule pod" pod="default/other"
-I1206 08:50:02.000100       1 zz_generated.adapter.go:50] "Filter rejected node" plugin="Gpu" pod="default/other" node="n1" code="Unschedulable" reason="first attempt"
+I1206 08:50:02.000100       1 zz_generated.rejections.go:68] "Filter rejected node" plugin="Gpu" pod="default/other" node="n1" code="Unschedulable" reason="first attempt"
 I1206 08:50:03.000000       1 schedule_one.go:117] "Attempting to schedule pod" pod="default/other"
-I1206 08:50:03.000100       1 zz_generated.adapter.go:50] "Filter rejected node" plugin="Gpu" pod="default/other" node="n1"
+I1206 08:50:03.000100       1 zz_generated.rejections.go:68] "Filter rejected node" plugin="Gpu" pod="default/other" node="n1"
 """
 
 
-def test_the_projects_filter_rejections_node_by_node() -> None:
-    """Sorted by node, escapes read, and only the pod's last attempt's."""
+def test_the_filter_rejections_node_by_node() -> None:
+    """In-tree plugins' and the project's alike, sorted by node, escapes read, a node
+    without a plugin kept, and only the pod's last attempt's."""
     facts = logs.read_log(LOG_REJECTIONS.splitlines())
     assert facts.rejections == {
         "waits": (
+            logs.NodeRejection("cpu-only", "NodeResourcesFit", "UnschedulableAndUnresolvable",
+                               "Insufficient example.com/gpu"),
             logs.NodeRejection("n1", "Gpu", "Unschedulable", 'node n1 has 0 of "example.com/gpu" free, pod requests 1'),
             logs.NodeRejection(
                 "n2", "Gpu", "UnschedulableAndUnresolvable", "node n2 does not have label example.com/accelerator"
             ),
+            logs.NodeRejection("n3", "", "UnschedulableAndUnresolvable", "node(s) didn't satisfy plugin(s) [Gpu]"),
         ),
-    }, "other's first attempt is forgotten at its second, whose line lacks its keys"
+    }, "other's first attempt is forgotten at its second, whose line lacks its keys"  # fmt: skip
     from kplugin.e2e.report import rejection_lines
 
     shown = rejection_lines(facts.rejections["waits"])
     assert shown == [
+        "    rejected by NodeResourcesFit on cpu-only: Insufficient example.com/gpu",
         '    rejected by Gpu on n1: node n1 has 0 of "example.com/gpu" free, pod requests 1',
         "    rejected by Gpu on n2: node n2 does not have label example.com/accelerator",
+        "    rejected on n3: node(s) didn't satisfy plugin(s) [Gpu]",
     ]
     many = tuple(logs.NodeRejection(f"n{i}", "Gpu", "Unschedulable", "") for i in range(8))
     shown = rejection_lines(many)

@@ -487,10 +487,26 @@ def test_weights_and_disabled_defaults_reach_the_profile(project: Path) -> None:
     profile = plugin.document["profiles"][0]
     assert profile["plugins"]["score"]["enabled"] == [{"name": "Gpu", "weight": 5}]
     assert profile["plugins"]["multiPoint"]["disabled"] == [{"name": "NodeResourcesFit"}]
+    # kplugin's reporting plugin, in both profiles (the project's scheduler has it)
+    reporter = [{"name": "KpluginNodeRejections"}]
+    assert profile["plugins"]["multiPoint"]["enabled"] == profile["plugins"]["postFilter"]["enabled"] == reporter
     default = default_profile(inputs, target)  # type: ignore[arg-type]
-    assert default.document["profiles"] == [{"schedulerName": "default-scheduler", "plugins": {}}]
+    assert default.document["profiles"] == [
+        {"schedulerName": "default-scheduler",
+         "plugins": {"multiPoint": {"enabled": reporter}, "postFilter": {"enabled": reporter}}}
+    ]  # fmt: skip
     assert default.document["percentageOfNodesToScore"] == 100
     assert cluster.LOCAL_QPS == 5000
+    assert inputs.notices == ()
+    # a project made before it came: neither profile has it, and the run says so once
+    (project / "internal/rejections/zz_generated.rejections.go").unlink()
+    older = e2e.prepare(load(project), None, None, True)
+    assert "KpluginNodeRejections" not in str(plugin_profile(older, target).document)  # type: ignore[arg-type]
+    assert "KpluginNodeRejections" not in str(default_profile(older, target).document)  # type: ignore[arg-type]
+    assert [n for n in older.notices if "rejections" in n] == [
+        "gpu has no internal/rejections/zz_generated.rejections.go (made by an older kplugin): a pending pod's "
+        "rejections are counted, not listed node by node; kplugin upgrade to 1.28.3 (its own) writes it"
+    ]
 
 
 # --- any JSON: a scenario or one UsageError, never anything else -------------------------------

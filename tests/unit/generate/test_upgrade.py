@@ -80,6 +80,37 @@ def test_a_refresh_at_the_same_version_lists_what_it_rewrites(kplugin: Kplugin, 
     assert not {"go.mod", "go.sum"} & set(changed)
 
 
+def test_a_refresh_brings_the_reporting_plugin_to_a_project_made_before_it(kplugin: Kplugin, project: Path) -> None:
+    """A project as kplugin wrote it before the reporting plugin came: cmd/scheduler/main.go
+    without it (as recorded), no internal/rejections. The same version again writes both."""
+    import hashlib
+    import re
+    import subprocess
+
+    from kplugin.e2e import run as e2e_run
+
+    old = (project / "cmd/scheduler/main.go").read_text().replace('\t"example.com/gpu/internal/rejections"\n', "")
+    old = old.replace("\treturn append(opts, app.WithPlugin(rejections.Name, rejections.New))", "\treturn opts")
+    assert "rejections" not in old.split("package main")[1], "the old main.go registers the plugins only"
+    (project / "cmd/scheduler/main.go").write_text(old)
+    (project / e2e_run.REJECTIONS_SOURCE).unlink()
+    (project / "internal/rejections").rmdir()
+    meta = project / "kplugin.yaml"
+    recorded = re.sub(r"  internal/rejections/zz_generated.rejections.go: [0-9a-f]+\n", "", meta.read_text())
+    recorded = re.sub(r"(  cmd/scheduler/main.go: )[0-9a-f]+",
+                      lambda m: m.group(1) + hashlib.sha256(old.encode()).hexdigest(), recorded)  # fmt: skip
+    meta.write_text(recorded)
+    real = kplugin("upgrade", str(project), "--k8s", "1.28.15", "--json", "--no-tidy")
+    assert real.code == 0, real.stderr
+    changed = json.loads(real.stdout)["changed"]
+    assert changed == ["cmd/scheduler/main.go", e2e_run.REJECTIONS_SOURCE, "kplugin.yaml"], changed
+    main = (project / "cmd/scheduler/main.go").read_text()
+    assert "app.WithPlugin(rejections.Name, rejections.New)" in main
+    gofmt = subprocess.run(["gofmt", "-l", str(project / "cmd"), str(project / "internal")],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert gofmt.returncode == 0 and gofmt.stdout == "", gofmt.stdout + gofmt.stderr
+
+
 @pytest.mark.parametrize(
     ("version", "needle"),
     [

@@ -9,7 +9,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"example.com/gpu-scheduler/internal/fw"
@@ -51,19 +50,6 @@ func (a *adapter) PreFilter(ctx context.Context, state fw.CycleState, pod *v1.Po
 		return nil, fw.AsStatus(fmt.Errorf("listing the nodes of the snapshot: %w", err))
 	}
 	return a.GpuAware.PreFilter(ctx, state, pod, nodes)
-}
-
-// Filter: the plugin's own. A node it rejects is logged at V(5) (the plugin, the pod, the
-// node and the status), which kplugin e2e reads to report each pod's rejections node by
-// node; below that verbosity nothing is logged or allocated.
-func (a *adapter) Filter(ctx context.Context, state fw.CycleState, pod *v1.Pod, nodeInfo fw.NodeInfo) *fw.Status {
-	status := a.GpuAware.Filter(ctx, state, pod, nodeInfo)
-	// klog.V reads --vmodule for this file (a contextual logger's V need not)
-	if !status.IsSuccess() && klog.V(5).Enabled() {
-		klog.FromContext(ctx).Info("Filter rejected node", "plugin", Name, "pod", klog.KObj(pod),
-			"node", klog.KObj(nodeInfo.Node()), "code", status.Code().String(), "reason", status.Message())
-	}
-	return status
 }
 
 // Score: Kubernetes 1.28 passes the node's name; the plugin gets its NodeInfo from
