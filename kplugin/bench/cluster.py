@@ -107,7 +107,26 @@ class BenchCluster:
         spec["schedulerName"] = scheduler
         if self.existing:  # never onto a real node of the cluster: only onto kplugin's own
             spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), BENCH_LABEL: self.id}
+        group = spec.get("schedulingGroup")
+        if isinstance(group, dict) and group.get("podGroupName"):
+            spec["schedulingGroup"] = {**group, "podGroupName": pod_group_name(str(group["podGroupName"]), run)}
         return pod
+
+    def pod_group(self, rendered: dict[str, Any], namespace: str, run: int) -> dict[str, Any]:
+        """A PodGroup of ``run``: named for the run (its pods name it so), labelled."""
+        group = copy.deepcopy(rendered)
+        metadata = group.setdefault("metadata", {})
+        metadata.pop("generateName", None)
+        metadata["name"] = pod_group_name(str(metadata.get("name") or "group"), run)
+        metadata["namespace"] = namespace
+        metadata["labels"] = {**(metadata.get("labels") or {}), **self.labels(run)}
+        return group
+
+
+def pod_group_name(name: str, run: int) -> str:
+    """A pod group's name in ``run``: each run has its own groups (the run before's are
+    left to the namespace's end: deleting one waits for a controller's finalizer)."""
+    return f"{name}-run{run}"
 
 
 def _node_prefix(cluster: BenchCluster, op: CreateNodes) -> str:

@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kplugin.bench.gotemplate import INDEX, ObjectTemplate
 from kplugin.core.errors import Setting, UsageError
+from kplugin.model.points import GENERIC_WORKLOAD
 
 # Far above what one machine (or a kwok cluster) holds, far below what would run for
 # days: Kubernetes documents 5,000 nodes and 150,000 pods per cluster.
@@ -63,6 +65,40 @@ class CreatePods:
     collect_metrics: bool = False
     skip_wait: bool = False
     opcode: str = "createPods"
+    # with templateParams: the template rendered per pod (its Index in the op) with these params
+    rendered: ObjectTemplate | None = None
+    params: tuple[tuple[str, int], ...] = ()
+
+    def pod(self, i: int) -> dict[str, Any]:
+        """The template of the op's ``i``-th pod."""
+        if self.rendered is None:
+            return self.template
+        return self.rendered.render({**dict(self.params), INDEX: i})
+
+    def pod_group(self, i: int) -> str | None:
+        """The PodGroup the ``i``-th pod names (spec.schedulingGroup.podGroupName), or None."""
+        group = ((self.pod(i).get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
+        return str(group) if group else None
+
+
+@dataclass(frozen=True)
+class CreatePodGroups:
+    """scheduler_perf's createPodGroups: ``count`` PodGroups from a template rendered with
+    each one's Index and the params, in ``namespace``, before the pods that name them."""
+
+    index: int
+    count: int
+    namespace: str
+    rendered: ObjectTemplate
+    params: tuple[tuple[str, int], ...] = ()
+    opcode: str = "createPodGroups"
+
+    def group(self, i: int) -> dict[str, Any]:
+        return self.rendered.render({**dict(self.params), INDEX: i})
+
+    @property
+    def api_version(self) -> str:
+        return str(self.rendered.document.get("apiVersion"))
 
 
 @dataclass(frozen=True)
@@ -91,7 +127,7 @@ class Sleep:
     opcode: str = "sleep"
 
 
-Op = CreateNodes | CreateNamespaces | CreatePods | Barrier | Churn | Sleep
+Op = CreateNodes | CreateNamespaces | CreatePods | CreatePodGroups | Barrier | Churn | Sleep
 
 
 @dataclass(frozen=True)
@@ -140,6 +176,21 @@ class Workload:
     def measured_pods(self) -> int:
         return sum(op.count for op in self.measured)
 
+    @property
+    def pod_groups(self) -> tuple[CreatePodGroups, ...]:
+        return tuple(op for op in self.ops if isinstance(op, CreatePodGroups))
+
+    @property
+    def grouped(self) -> bool:
+        """Whether it creates pod groups, or pods that name one."""
+        pods = (op for op in self.ops if isinstance(op, CreatePods))
+        return bool(self.pod_groups) or any(op.count and op.pod_group(0) for op in pods)
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        """The feature gates its objects need: the PodGroup API and the pod-group cycle."""
+        return (GENERIC_WORKLOAD,) if self.grouped else ()
+
     def scaled(self, nodes: int | None, pods: int | None) -> Workload:
         """This workload for ``nodes`` nodes (the cluster's createNodes ops keep their
         shares) and ``pods`` measured pods (the other createPods ops keep their
@@ -153,6 +204,11 @@ class Workload:
                 raise UsageError(f"{Setting.NODES}: workload {self.title} creates no nodes before its other ops")
             for i, count in enumerate(_shares(nodes, [op.count for op in leading])):
                 ops[i] = replace(leading[i], count=count)
+        if pods is not None and self.pod_groups:
+            raise UsageError(
+                f"{Setting.PODS}: workload {self.title} creates pod groups, whose sizes its params set with its pods' "
+                "count: change its params instead"
+            )
         if pods is not None:
             measured = self.measured_pods
             if measured == 0:
@@ -197,6 +253,7 @@ def check_totals(workload: Workload, where: str) -> None:
         (workload.nodes, MAX_NODES, "nodes"),
         (workload.pods, MAX_PODS, "pods"),
         (sum(op.count for op in workload.ops if isinstance(op, CreateNamespaces)), MAX_NAMESPACES, "namespaces"),
+        (sum(op.count for op in workload.pod_groups), MAX_PODS, "pod groups"),
     ):
         if total > limit:
             raise UsageError(f"{where}: {total} {unit} in all, more than {limit}, the most kplugin bench creates")
@@ -215,5 +272,6 @@ def describe(workload: Workload) -> Mapping[str, Any]:
         "nodes": workload.nodes,
         "pods": workload.pods,
         "measuredPods": workload.measured_pods,
+        "podGroups": sum(op.count for op in workload.pod_groups),
         "ops": [op.opcode for op in workload.ops],
     }

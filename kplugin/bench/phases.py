@@ -17,8 +17,18 @@ from typing import Any
 
 from kplugin.bench import cpuprofile, metrics
 from kplugin.bench.cluster import RUN_LABEL, BenchCluster, create_nodes
-from kplugin.bench.loadgen import BindWatch, PooledCreation, RateLimiter
-from kplugin.bench.ops import Barrier, Churn, CreateNamespaces, CreateNodes, CreatePods, Op, Sleep, Workload
+from kplugin.bench.loadgen import BindWatch, Make, PooledCreation, RateLimiter
+from kplugin.bench.ops import (
+    Barrier,
+    Churn,
+    CreateNamespaces,
+    CreateNodes,
+    CreatePodGroups,
+    CreatePods,
+    Op,
+    Sleep,
+    Workload,
+)
 from kplugin.bench.outcome import QueueFacts, RunResult, run_result
 from kplugin.bench.plan import BenchProfile, BenchProgress, Settings
 from kplugin.bench.scheduler import FLUSH_SECONDS, Scheduler, cpu_seconds, own_cpu
@@ -120,6 +130,8 @@ class WorkloadRun:
             create_nodes(self.cluster, op, self.settings, self.reporter, run=self.number)
         elif isinstance(op, CreatePods):
             self.create_pods(op)
+        elif isinstance(op, CreatePodGroups):
+            self.create_pod_groups(op)
         elif isinstance(op, Barrier):
             self.barrier(op)
         elif isinstance(op, Churn):
@@ -134,22 +146,15 @@ class WorkloadRun:
                 self.check()
                 time.sleep(min(left, 0.25))
 
-    def _creation(self, op: CreatePods) -> PooledCreation:
-        namespace = self.cluster.namespace(op.namespace)
-        prefix = str((op.template.get("metadata") or {}).get("generateName") or "pod-")
-        scheduler = self.profile.scheduler_name
-        path = f"/api/v1/namespaces/{namespace}/pods"
-
-        def make(i: int) -> tuple[str, dict[str, Any]]:
-            return path, self.cluster.pod(
-                op.template, f"{prefix}{self.number}-{i}", namespace, scheduler, self.number, op.index
-            )
+    def _pool(self, op: CreatePods | CreatePodGroups, what: str, make: Make) -> PooledCreation:
+        """The op's objects, to be created by the pool; an object the API server refuses
+        is the workload's error."""
 
         def refused(_: int, err: ApiError) -> BaseException:
-            if err.status in (400, 422):
+            if err.status in (400, 404, 422):
                 return UsageError(
-                    f"{self.workload.source}: workloadTemplate[{op.index}] (createPods): the API server refuses "
-                    f"its pods: {err.detail}"
+                    f"{self.workload.source}: workloadTemplate[{op.index}] ({op.opcode}): the API server refuses "
+                    f"its {what}: {err.detail}"
                 )
             return err
 
@@ -157,14 +162,10 @@ class WorkloadRun:
         creation.refused = refused
         return creation
 
-    def create_pods(self, op: CreatePods) -> None:
-        self.cluster.ensure_namespace(op.namespace)
-        self.expected[op.index] = op.count
-        if op.collect_metrics:
-            self.measure(op)
-            return
-        self.reporter.bar(f"{self.label}: creating {op.count} pods ({self.cluster.namespace(op.namespace)})", op.count)
-        creation = self._creation(op).start()
+    def _create_all(self, creation: PooledCreation, what: str) -> None:
+        """``creation`` from start to end, its progress shown."""
+        self.reporter.bar(f"{self.label}: creating {what}", creation.count)
+        creation.start()
 
         def tick() -> None:
             self.check()
@@ -173,8 +174,42 @@ class WorkloadRun:
         creation.wait(tick)
         self.reporter.advance(creation.created)
         self.reporter.finish()
+
+    def _creation(self, op: CreatePods) -> PooledCreation:
+        namespace = self.cluster.namespace(op.namespace)
+        prefix = str((op.template.get("metadata") or {}).get("generateName") or "pod-")
+        scheduler = self.profile.scheduler_name
+        path = f"/api/v1/namespaces/{namespace}/pods"
+
+        def make(i: int) -> tuple[str, dict[str, Any]]:
+            return path, self.cluster.pod(
+                op.pod(i), f"{prefix}{self.number}-{i}", namespace, scheduler, self.number, op.index
+            )
+
+        return self._pool(op, "pods", make)
+
+    def create_pods(self, op: CreatePods) -> None:
+        self.cluster.ensure_namespace(op.namespace)
+        self.expected[op.index] = op.count
+        if op.collect_metrics:
+            self.measure(op)
+            return
+        self._create_all(self._creation(op), f"{op.count} pods ({self.cluster.namespace(op.namespace)})")
         if not op.skip_wait:
             self.wait_bound([op.index], f"{op.count} pods of workloadTemplate[{op.index}]")
+
+    def create_pod_groups(self, op: CreatePodGroups) -> None:
+        """The run's PodGroups, before the pods that name them (scheduler_perf also waits
+        for its scheduler's informer to have them; here a pod whose group the scheduler has
+        not seen yet waits in its queue until it has)."""
+        self.cluster.ensure_namespace(op.namespace)
+        namespace = self.cluster.namespace(op.namespace)
+        path = f"/apis/{op.api_version}/namespaces/{namespace}/podgroups"
+
+        def make(i: int) -> tuple[str, dict[str, Any]]:
+            return path, self.cluster.pod_group(op.group(i), namespace, self.number)
+
+        self._create_all(self._pool(op, "pod groups", make), f"{op.count} pod groups ({namespace})")
 
     @property
     def label(self) -> str:
@@ -327,4 +362,5 @@ class WorkloadRun:
                 own=own1 - own0,
             ),
             load_average=(round(load0, 2), round(os.getloadavg()[0], 2)),
+            measured_groups=len({group for i in range(op.count) if (group := op.pod_group(i))}),
         )

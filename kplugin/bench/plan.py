@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from kplugin.bench.ops import Workload
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Endpoint
+from kplugin.model.manifests import GateFlags
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 
@@ -55,6 +56,12 @@ class BenchInputs:
     endpoint: Endpoint | None = None  # of that context, its credentials obtained once
     allow_existing_pods: bool = False
     notices: tuple[str, ...] = ()
+
+    @property
+    def gate_flags(self) -> GateFlags:
+        """The gates the project's points need and the workload's objects (pod groups)."""
+        gates = tuple(sorted({*self.project.gates, *self.workload.gates}))
+        return GateFlags.of(gates, self.project.target.facts)
 
 
 def baseline_name(project: Project) -> str:

@@ -48,6 +48,7 @@ class Figures:
     sampled: bool  # every run long enough for scheduler_perf's 1-second samples
     attempts_unschedulable: float
     attempts_error: float
+    groups_per_second: float  # pod groups scheduled whole per second (NaN: the workload has none)
 
 
 def _pooled(runs: list[RunResult], pick: Any) -> metrics.Histogram:
@@ -94,7 +95,14 @@ def figures(outcome: BenchOutcome, kind: str) -> Figures:
         sampled=all(r.sampled for r in runs),
         attempts_unschedulable=sum(r.attempts_total.get("unschedulable", 0) for r in runs),
         attempts_error=sum(r.attempts_total.get("error", 0) for r in runs),
+        groups_per_second=_groups_per_second(runs),
     )
+
+
+def _groups_per_second(runs: list[RunResult]) -> float:
+    """Over the runs: their measured pod groups per second of their measured phases."""
+    groups, seconds = sum(r.measured_groups for r in runs), sum(r.seconds for r in runs if r.measured_groups)
+    return groups / seconds if groups and seconds > 0 else math.nan
 
 
 def _point_order(point: str) -> tuple[int, str]:
@@ -218,9 +226,15 @@ def data_items(outcome: BenchOutcome) -> list[dict[str, Any]]:
             "SchedulerCPUSeconds": {"Total": f.cpu_seconds, "PerPodMilliseconds": f.cpu_per_pod_ms},
             "SchedulerPeakRSS": {"Max": f.peak_rss_mib},
             "PodCreationRate": {"Average": f.creation_rate},
+            "PodGroupThroughput": {"Average": f.groups_per_second},
         }
 
-    units = {"SchedulerCPUSeconds": "s", "SchedulerPeakRSS": "MiB", "PodCreationRate": "pods/s"}
+    units = {
+        "SchedulerCPUSeconds": "s",
+        "SchedulerPeakRSS": "MiB",
+        "PodCreationRate": "pods/s",
+        "PodGroupThroughput": "groups/s",
+    }
     for metric, unit in units.items():
         data = {BASELINE: resources(base)[metric], PROJECT: resources(proj)[metric]}
         for profile, values in data.items():
@@ -241,6 +255,7 @@ def _run_facts(run: RunResult) -> dict[str, Any]:
         "schedulerName": run.scheduler_name,
         "repeat": run.repeat,
         "measuredPods": run.measured_pods,
+        "measuredPodGroups": run.measured_groups,
         "throughputSamples": [_round(s) for s in run.samples],
         "sampledEverySecond": run.sampled,
         "seconds": _round(run.seconds),
@@ -331,6 +346,8 @@ def rows(outcome: BenchOutcome) -> list[tuple[str, str, str, str]]:
 
     for key, label in (("average", "average"), ("perc50", "p50"), ("perc90", "p90"), ("perc99", "p99")):
         add(f"throughput {label} (pods/s)", getattr(base.throughput, key), getattr(proj.throughput, key))
+    if not (math.isnan(base.groups_per_second) and math.isnan(proj.groups_per_second)):
+        add("pod groups scheduled whole/s", base.groups_per_second, proj.groups_per_second)
     for key, label in (("perc50", "p50"), ("perc90", "p90"), ("perc99", "p99")):
         add(f"attempt latency {label} (ms)", getattr(base.attempts, key), getattr(proj.attempts, key), 2)
     if not base.e2e.empty or not proj.e2e.empty:

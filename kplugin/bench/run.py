@@ -123,7 +123,7 @@ def _one_run(
     reporter.step(f"run {number}: {profile.kind} profile (schedulerName {profile.scheduler_name}), repeat {repeat}")
     log = work / f"kube-scheduler-{number}-{profile.kind}.log"
     profiling = settings.cpu_profiles is not None
-    scheduler = Scheduler(binary, config, log, settings.verbosity, inputs.project.gate_flags.scheduler, profiling)
+    scheduler = Scheduler(binary, config, log, settings.verbosity, inputs.gate_flags.scheduler, profiling)
     watch: BindWatch | None = None
     run: WorkloadRun | None = None
     try:
@@ -176,7 +176,7 @@ def run(
         apiserver_pid = None
         if inputs.kubeconfig is None:
             assert apiserver is not None
-            gated = inputs.project.gate_flags.apiserver  # what the plugins' points need
+            gated = inputs.gate_flags.apiserver  # what the plugins' points need
             plane = stack.enter_context(ControlPlane(work, apiserver, reporter.step, gated))
             client = plane.client(timeout=CLIENT_TIMEOUT)
             kubeconfig = plane.kubeconfig()
@@ -193,7 +193,7 @@ def run(
         if cluster.existing:
             reporter.step(f"checking {mode} (schedulerNames in use)")
             check_cluster(cluster, inputs)
-            require_served(client, inputs.project.gate_flags.served)
+            require_served(client, inputs.gate_flags.served)
             stack.callback(lambda: notices.extend(remove_everything(cluster, reporter)))
         node_stats = CreationStats()
         for op in inputs.workload.cluster_nodes:
@@ -293,6 +293,7 @@ def prepare(
     if loaded is None:
         loaded = plugin_workload(config.args, plugins)
     scaled = loaded.scaled(nodes, pods)
+    workloads.check_served(scaled, project.target)
     return BenchInputs(
         project=project,
         workload=scaled,

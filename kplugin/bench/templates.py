@@ -13,8 +13,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from kplugin.bench import gotemplate
+from kplugin.bench.gotemplate import ObjectTemplate
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import UsageError
+
+POD_GROUP_API = "scheduling.k8s.io"
 
 DEFAULT_NODE: dict[str, Any] = {
     # scheduler_perf's node when a createNodes op names no template (every minor)
@@ -42,16 +46,12 @@ class TemplateFiles:
 
     base: Path | None
     fail: Callable[[str, str], UsageError]  # (where, problem): the error naming the file and the key
-    cache: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cache: dict[str, tuple[str, str, Path]] = field(default_factory=dict)  # path -> (text, shown, file)
 
-    def read(self, path_value: Any, where: str, kind: str | tuple[str, ...]) -> dict[str, Any]:
-        """A node, pod or namespace template file: plain YAML of one object of ``kind``."""
-        kinds = (kind,) if isinstance(kind, str) else kind
+    def _text(self, path_value: Any, where: str) -> tuple[str, str, Path]:
         if not isinstance(path_value, str) or not path_value.strip():
             raise self.fail(where, f"must be a template file's path, not {yamlio.describe(path_value)}")
-        if path_value in self.cache:
-            document = self.cache[path_value]
-        else:
+        if path_value not in self.cache:
             if self.base is None:  # a built-in workload: its templates are package data
                 path = data_dir() / path_value
                 text = path.read_text()
@@ -67,12 +67,34 @@ class TemplateFiles:
                     )
                 shown = str(path)
                 text = safefs.read_text(path, "template", safefs.SMALL_FILE)
-            if "{{" in text:
-                raise self.fail(
-                    where, f"template {shown} uses Go template syntax ({{{{ }}}}), which kplugin bench does not expand"
-                )
-            document = yamlio.parse(text, f"template {shown}", path=path)
-            self.cache[path_value] = document
+            self.cache[path_value] = (text, shown, path)
+        return self.cache[path_value]
+
+    def read(self, path_value: Any, where: str, kind: str | tuple[str, ...]) -> dict[str, Any]:
+        """A node, pod or namespace template file: plain YAML of one object of ``kind``."""
+        text, shown, path = self._text(path_value, where)
+        if "{{" in text:
+            raise self.fail(
+                where,
+                f"template {shown} uses Go template syntax ({{{{ }}}}), which kplugin bench expands only for the "
+                "createPods and createPodGroups ops that give templateParams",
+            )
+        return self._checked(yamlio.parse(text, f"template {shown}", path=path), path_value, where, kind)
+
+    def read_object(self, path_value: Any, where: str, kind: str, known: frozenset[str]) -> ObjectTemplate:
+        """A pod or pod group template that may print ``.Index`` and the params ``known``
+        (see gotemplate)."""
+        text, shown, path = self._text(path_value, where)
+
+        def fail(problem: str) -> UsageError:
+            return self.fail(where, f"template {shown}: {problem}")
+
+        marked, actions = gotemplate.expand(text, known | {gotemplate.INDEX}, fail)
+        document = self._checked(yamlio.parse(marked, f"template {shown}", path=path), path_value, where, kind)
+        return ObjectTemplate(document, actions)
+
+    def _checked(self, document: Any, path_value: str, where: str, kind: str | tuple[str, ...]) -> dict[str, Any]:
+        kinds = (kind,) if isinstance(kind, str) else kind
         if not isinstance(document, dict):
             raise self.fail(
                 where, f"template {path_value} must be one Kubernetes object, not {yamlio.describe(document)}"
@@ -82,7 +104,13 @@ class TemplateFiles:
             raise self.fail(
                 where, f"template {path_value} is a {found or 'document without kind'}; expected {' or '.join(kinds)}"
             )
-        if document.get("apiVersion", "v1") != "v1":
+        api_version = document.get("apiVersion", "v1")
+        if found == "PodGroup":
+            if not isinstance(api_version, str) or not api_version.startswith(f"{POD_GROUP_API}/"):
+                raise self.fail(
+                    where, f"template {path_value}: apiVersion {api_version!r}; expected {POD_GROUP_API}/VERSION"
+                )
+        elif api_version != "v1":
             raise self.fail(where, f"template {path_value}: apiVersion {document.get('apiVersion')!r}; expected v1")
         metadata = document.get("metadata") or {}
         if not isinstance(metadata, dict):

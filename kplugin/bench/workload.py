@@ -35,11 +35,14 @@ into the ops of ops.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kplugin.bench import gotemplate
 from kplugin.bench.decode import Context, Fail, Keys, parse_duration, read_count, read_param, whole_number
+from kplugin.bench.gotemplate import INDEX, ObjectTemplate
 from kplugin.bench.ops import (
     MAX_CHURN_OBJECTS,
     MAX_NAMESPACES,
@@ -50,6 +53,7 @@ from kplugin.bench.ops import (
     Churn,
     CreateNamespaces,
     CreateNodes,
+    CreatePodGroups,
     CreatePods,
     NodeStrategy,
     Op,
@@ -60,13 +64,14 @@ from kplugin.bench.ops import (
 from kplugin.bench.templates import DEFAULT_NODE, TemplateFiles, data_dir
 from kplugin.core import names, safefs, yamlio
 from kplugin.core.errors import Setting, UsageError
+from kplugin.model.apifacts import pod_group_api
+from kplugin.model.versions import Target
 
-SUPPORTED = ("createNodes", "createNamespaces", "createPods", "barrier", "churn", "sleep")
+SUPPORTED = ("createNodes", "createNamespaces", "createPods", "createPodGroups", "barrier", "churn", "sleep")
 # scheduler_perf's other ops (1.28 to 1.37): named as such when a file uses them
 UNSUPPORTED = (
     "createAny",
     "createPodSets",
-    "createPodGroups",
     "createResourceClaims",
     "createResourceClaimTemplate",
     "createResourceClass",
@@ -79,7 +84,7 @@ UNSUPPORTED = (
     "startCollectingProfile",
     "stopCollectingProfile",
 )
-BUILT_IN = ("basic", "plugin", "mixed")
+BUILT_IN = ("basic", "plugin", "mixed", "gang")
 
 
 def _strategy(keys: Keys, ctx: Context) -> NodeStrategy | None:
@@ -134,6 +139,41 @@ def _namespace(keys: Keys, index: int, ctx: Context) -> str:
     if names.dns1123_label_problem(namespace):
         raise ctx.fail(f"{keys.where}.namespace", f"{namespace[:60]!r} is not a namespace name")
     return namespace
+
+
+def _template_params(keys: Keys, ctx: Context) -> tuple[tuple[str, int], ...]:
+    """templateParams: each a whole number or a $param of the workload (scheduler_perf's
+    "$name|default" too), sorted by name."""
+    raw = keys.get("templateParams")
+    where = f"{keys.where}.templateParams"
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw or not all(isinstance(k, str) for k in raw):
+        raise ctx.fail(where, "must map names to whole numbers or $params")
+    params = []
+    for name, value in raw.items():
+        if name == INDEX or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ctx.fail(f"{where}.{name[:40]}", f"{name[:40]!r} is not a name a template can print (nor {INDEX})")
+        if isinstance(value, str) and value.startswith("$"):
+            reference, _, default = value.partition("|")
+            if default and reference[1:] not in ctx.params:
+                value = yamlio.parse(default, f"{where}.{name}")
+            else:
+                value = read_param(reference, ctx, f"{where}.{name}")
+        params.append((name, whole_number(value, f"{where}.{name}", ctx.fail)))
+    return tuple(sorted(params))
+
+
+def _rendered(
+    keys: Keys, key: str, path: Any, kind: str, params: tuple[tuple[str, int], ...], count: int, ctx: Context
+) -> ObjectTemplate:
+    """The op's template, each action checked against its params, rendered once for its
+    first and last object (a division by zero fails here, not halfway through a run)."""
+    where = f"{keys.where}.{key}"
+    template = ctx.templates.read_object(path, where, kind, frozenset(name for name, _ in params))
+    for i in {0, max(count - 1, 0)}:
+        gotemplate.check_rendered(template, {**dict(params), INDEX: i}, lambda problem: ctx.fail(where, problem))
+    return template
 
 
 def _op(raw: Any, index: int, ctx: Context, default_pod: str | None) -> Op:
@@ -196,8 +236,6 @@ def _op(raw: Any, index: int, ctx: Context, default_pod: str | None) -> Op:
             "duration",
             "durationParam",
             "deletePodsPerSecond",
-            "countMultiplierParam",
-            "templateParams",
             "signatureBatchSize",
             "signatureBatchSizeParam",
         ):
@@ -209,9 +247,33 @@ def _op(raw: Any, index: int, ctx: Context, default_pod: str | None) -> Op:
         template_path = keys.get("podTemplatePath", default_pod)
         if template_path is None:
             raise ctx.fail(where, "needs podTemplatePath (the test case has no defaultPodTemplatePath)")
-        template = ctx.templates.read(template_path, f"{where}.podTemplatePath", "Pod")
         count = read_count(keys, ctx, MAX_PODS, "pods")
-        return CreatePods(index, count, _namespace(keys, index, ctx), template, collect, skip)
+        multiplier = keys.string("countMultiplierParam")
+        if multiplier is not None:  # scheduler_perf: count times the param (pods per pod group)
+            at = f"{where}.countMultiplierParam ({multiplier})"
+            factor = whole_number(read_param(multiplier, ctx, f"{where}.countMultiplierParam"), at, ctx.fail)
+            if factor < 0 or count * factor > MAX_PODS:
+                raise ctx.fail(at, f"{count} times {factor} pods is not from 0 to {MAX_PODS}")
+            count *= factor
+        if "templateParams" not in keys:
+            template = ctx.templates.read(template_path, f"{where}.podTemplatePath", "Pod")
+            return CreatePods(index, count, _namespace(keys, index, ctx), template, collect, skip)
+        params = _template_params(keys, ctx)
+        rendered = _rendered(keys, "podTemplatePath", template_path, "Pod", params, count, ctx)
+        namespace = _namespace(keys, index, ctx)
+        return CreatePods(index, count, namespace, rendered.document, collect, skip, rendered=rendered, params=params)
+    if canonical == "createPodGroups":
+        keys = Keys(
+            raw, where, ("opcode", "count", "countParam", "namespace", "templatePath", "templateParams"), ctx.fail
+        )
+        if keys.string("namespace") is None:
+            raise ctx.fail(where, "needs namespace (the pods' that name its groups)")
+        if keys.get("templatePath") is None:
+            raise ctx.fail(where, "needs templatePath (a PodGroup template)")
+        count = read_count(keys, ctx, MAX_PODS, "pod groups")
+        params = _template_params(keys, ctx)
+        rendered = _rendered(keys, "templatePath", keys.get("templatePath"), "PodGroup", params, count, ctx)
+        return CreatePodGroups(index, count, _namespace(keys, index, ctx), rendered, params)
     if canonical == "barrier":
         keys = Keys(raw, where, ("opcode", "namespaces", "labelSelector", "stageRequirement"), ctx.fail)
         stage = keys.string("stageRequirement")
@@ -327,13 +389,10 @@ def parse(document: Any, source: str, base: Path | None, case: str | None) -> Wo
             )
         title, keys, inner = found[0]
     case_name = str(keys.string("name"))
-    for unsupported in ("featureGates", "schedulerConfigPath"):
-        if keys.get(unsupported):
-            raise fail(
-                f"{case_name}.{unsupported}", "is not supported by kplugin bench (the profiles come from the project)"
-            )
-    if inner.get("featureGates"):
-        raise fail(f"{title}.featureGates", "is not supported by kplugin bench")
+    if keys.get("schedulerConfigPath"):
+        raise fail(
+            f"{case_name}.schedulerConfigPath", "is not supported by kplugin bench (the profiles come from the project)"
+        )
     params = _params(inner.get("params"), f"{title}.params", fail)
     ctx = Context(params=params, fail=fail, where=title, templates=TemplateFiles(base, fail))
     template = keys.get("workloadTemplate")
@@ -342,8 +401,29 @@ def parse(document: Any, source: str, base: Path | None, case: str | None) -> Wo
     default_pod = keys.string("defaultPodTemplatePath")
     ops = tuple(_op(raw, index, ctx, default_pod) for index, raw in enumerate(template))
     workload = Workload(test_case=case_name, name=str(inner.string("name")), ops=ops, source=source)
+    for where, gates in ((case_name, keys.get("featureGates")), (title, inner.get("featureGates"))):
+        _check_gates(gates, f"{where}.featureGates", workload, fail)
     check_totals(workload, f"{source}: {workload.title}")
     return workload
+
+
+def _check_gates(gates: Any, where: str, workload: Workload, fail: Fail) -> None:
+    """A test case's featureGates: kplugin bench turns on the gates its objects need
+    (GenericWorkload for pod groups) itself, and takes no others (the profiles' gates are
+    the project's plugins')."""
+    if not gates:
+        return
+    if not isinstance(gates, dict) or not all(isinstance(v, bool) for v in gates.values()):
+        raise fail(where, "must map feature gate names to true or false")
+    needed = workload.gates
+    for gate, on in gates.items():
+        if not on or gate not in needed:
+            turned = f" (it turns on {', '.join(needed)} for this workload's pod groups)" if needed else ""
+            raise fail(
+                f"{where}.{str(gate)[:60]}",
+                f"kplugin bench turns on only the gates the workload's objects need{turned}; "
+                "the profiles' gates come from the project's plugins",
+            )
 
 
 def load(path: Path, case: str | None = None) -> Workload:
@@ -353,12 +433,35 @@ def load(path: Path, case: str | None = None) -> Workload:
 
 
 def built_in(name: str) -> Workload:
-    """basic or mixed, from the package's performance-config files (plugin is made from
-    the project's args: see shaped.plugin_workload)."""
-    if name not in ("basic", "mixed"):
+    """basic, mixed or gang, from the package's performance-config files (plugin is made
+    from the project's args: see shaped.plugin_workload)."""
+    if name not in ("basic", "mixed", "gang"):
         raise UsageError(
             f"{Setting.WORKLOAD} {name!r}: no such built-in workload ({', '.join(BUILT_IN)}) and no such file"
         )
     text = (data_dir() / f"{name}.yaml").read_text()
     document = yamlio.parse(text, f"built-in workload {name}")
     return replace(parse(document, f"built-in {name}", None, None), source=f"built-in {name}")
+
+
+def check_served(workload: Workload, target: Target) -> None:
+    """Its pod groups at the API version the target's Kubernetes serves them (from 1.36,
+    with the gate kplugin bench turns on), refused in one line otherwise."""
+    served = pod_group_api(target.facts)
+    for op in workload.ops:
+        named = isinstance(op, CreatePods) and op.count and op.pod_group(0)
+        if not isinstance(op, CreatePodGroups) and not named:
+            continue
+        where = f"{workload.source}: workloadTemplate[{op.index}] ({op.opcode})"
+        if served is None:
+            raise UsageError(
+                f"{where}: pod groups are from Kubernetes 1.36 (scheduling.k8s.io), and this is {target.version}; "
+                f"benchmark it on a later minor ({Setting.K8S})"
+            )
+        if isinstance(op, CreatePodGroups) and op.api_version != served:
+            fix = f"write it as {served}"
+            if workload.source.startswith("built-in"):
+                fix = f"benchmark it on a later minor ({Setting.K8S}), or give a copy written as {served}"
+            raise UsageError(
+                f"{where}: Kubernetes {target.version} serves PodGroups as {served}, not {op.api_version}: {fix}"
+            )

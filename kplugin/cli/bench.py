@@ -120,7 +120,8 @@ Workload = Annotated[
         "--workload",
         "-w",
         help="basic (scheduler_perf's SchedulingBasic), plugin (nodes and pods shaped by the project's args), "
-        "mixed (affinity and topology spread), or a scheduler_perf performance-config YAML file.",
+        "mixed (affinity and topology spread), gang (scheduler_perf's GangScheduling, 1.37 on), "
+        "or a scheduler_perf performance-config YAML file.",
     ),
 ]
 Case = Annotated[str | None, typer.Option("--case", help="TestCase/workload to run, when the file has several.")]

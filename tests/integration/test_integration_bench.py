@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, Kplugin, sigint_default
+from support import REPO, Kplugin, example_at, sigint_default
 
 from kplugin.maintainer import kwok
 from kplugin.model.points import POINTS
@@ -188,6 +188,93 @@ def test_the_other_built_in_workloads_run_for_real(
         and i["labels"]["Profile"] == "project"
     }
     assert {("Gpu", "Filter"), ("Gpu", "Score")} <= plugin
+    assert list(scratch.iterdir()) == [], "the working directory is removed"
+
+
+# A placement plugin's gangs: examples/rack-gang keeps each gang inside one rack (the node
+# label example.com/rack), here 4 racks of 5 nodes and 10 gangs of 4 pods (a rack's 5 nodes
+# of 4 CPUs hold 2 gangs: 8 pods of 1 CPU)
+RACK_GANGS = """\
+- name: RackGangs
+  workloadTemplate:
+  - opcode: createNodes
+    countParam: $nodes
+    labelNodePrepareStrategy: {labelKey: example.com/rack, labelValues: [rack-a, rack-b, rack-c, rack-d]}
+  - {opcode: createNamespaces, prefix: gangs, count: 1}
+  - opcode: createPodGroups
+    countParam: $groups
+    namespace: gangs-0
+    templatePath: group.yaml
+    templateParams: {size: $size}
+  - opcode: createPods
+    countParam: $groups
+    countMultiplierParam: $size
+    namespace: gangs-0
+    podTemplatePath: pod.yaml
+    collectMetrics: true
+    templateParams: {size: $size}
+  workloads:
+  - name: 20Nodes_10Gangs
+    params: {nodes: 20, groups: 10, size: 4}
+"""
+RACK_GROUP = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: gang-{{.Index}}}
+spec: {schedulingPolicy: {gang: {minCount: {{.size}}}}}
+"""
+RACK_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: pod-{{.Index}}}
+spec:
+  schedulingGroup: {podGroupName: gang-{{DivideInt .Index .size}}}
+  containers:
+  - name: pause
+    image: registry.k8s.io/pause:3.10.1
+    resources: {requests: {cpu: "1"}}
+"""
+
+
+@pytest.mark.parametrize("shape", ["sample", "placement plugin"])
+def test_a_gang_workload_measures_pods_and_groups_per_second(
+    kplugin: Kplugin, sample: Callable[[str], Path], tmp_path: Path, scratch: Path, shape: str
+) -> None:
+    """scheduler_perf's GangScheduling (createPodGroups, Go templates): the built-in gang
+    workload on the sample at the newest minor, and a file of rack gangs on
+    examples/rack-gang, whose PlacementGenerate and PlacementScore are measured. Both
+    profiles bind every pod, and both give groups/s beside pods/s."""
+    if shape == "sample":
+        project, workload, groups, plugin = sample(NEWEST), ["--workload", "gang", "--nodes", "50"], 200, "Gpu"
+    else:
+        project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+        files = tmp_path / "workload"
+        files.mkdir()
+        (files / "gangs.yaml").write_text(RACK_GANGS)
+        (files / "group.yaml").write_text(RACK_GROUP)
+        (files / "pod.yaml").write_text(RACK_POD)
+        workload, groups, plugin = ["--workload", str(files / "gangs.yaml")], 10, "RackGang"
+    run = kplugin("bench", str(project), *workload, "--json", "--report", str(tmp_path / "bench.html"))
+    assert run.code == 0, run.stderr
+    document = json.loads(run.stdout)
+    facts = document["kplugin"]
+    assert facts["workload"]["podGroups"] == groups and "createPodGroups" in facts["workload"]["ops"]
+    for measured in facts["runs"]:
+        assert measured["measuredPodGroups"] == groups, measured
+        assert measured["attempts"]["error"] == 0, measured
+    items = document["dataItems"]
+    by = {(i["labels"]["Metric"], i["labels"]["Profile"]): i for i in items}
+    for profile in ("baseline", "project"):
+        assert by[("SchedulingThroughput", profile)]["data"]["Average"] > 0
+        rate = by[("PodGroupThroughput", profile)]
+        assert rate["unit"] == "groups/s" and rate["data"]["Average"] > 0, rate
+    assert "pod groups scheduled whole/s" in run.stderr + (tmp_path / "bench.html").read_text()
+    measured_plugins = {
+        (i["labels"]["plugin"], i["labels"]["extension_point"])
+        for i in items
+        if i["labels"]["Metric"] == "scheduler_plugin_execution_duration_seconds"
+    }
+    assert plugin in {name for name, _ in measured_plugins}, measured_plugins
     assert list(scratch.iterdir()) == [], "the working directory is removed"
 
 

@@ -87,9 +87,10 @@ def test_basic_is_scheduler_perfs_scheduling_basic() -> None:
     assert resources["requests"] == {"cpu": "100m", "memory": "500Mi"}
 
 
-def test_mixed_uses_every_supported_op() -> None:
+def test_mixed_and_gang_use_every_supported_op() -> None:
     mixed = workload.built_in("mixed")
-    assert {op.opcode for op in mixed.ops} == set(workload.SUPPORTED)
+    gang = workload.built_in("gang")
+    assert {op.opcode for op in (*mixed.ops, *gang.ops)} == set(workload.SUPPORTED)
     measured = mixed.measured[0]
     assert measured.template["spec"]["topologySpreadConstraints"][0]["topologyKey"] == "topology.kubernetes.io/zone"
     assert "podAffinity" in measured.template["spec"]["affinity"]
@@ -142,7 +143,7 @@ def test_the_plugin_workload_is_shaped_by_the_args() -> None:
         (
             ("opcode: barrier", "opcode: createAny"),
             "workloadTemplate[3]: opcode createAny is not supported by kplugin bench (supported: createNodes, "
-            "createNamespaces, createPods, barrier, churn, sleep)",
+            "createNamespaces, createPods, createPodGroups, barrier, churn, sleep)",
         ),
         (
             ("opcode: barrier", "opcode: teleportPods"),
@@ -535,7 +536,7 @@ def test_query_parameters_are_the_apis_camel_case() -> None:
         (["--threshold", "memory=2"], "--threshold memory=2: give RATIO, throughput=RATIO or cpu=RATIO"),
         (["--threshold", "cpu=fast"], "--threshold cpu=fast: 'fast' is not a number"),
         (["--threshold", "0.9", "--threshold", "throughput=0.8"], "the throughput threshold is given twice"),
-        (["--workload", "nonesuch"], "--workload 'nonesuch': no such built-in workload (basic, plugin, mixed)"),
+        (["--workload", "nonesuch"], "--workload 'nonesuch': no such built-in workload (basic, plugin, mixed, gang)"),
         (["--workload", "missing.yaml"], "--workload missing.yaml: no such file"),
         (["--report", "out.png"], "--report out.png: write .html (the pictures and the tables) or .svg"),
         (["--workload", "basic", "--case", "A/b"], "--case is for a workload file"),
