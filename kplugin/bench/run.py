@@ -283,6 +283,9 @@ def prepare(
     check_count(nodes, Setting.NODES, MAX_NODES, "nodes")
     check_count(pods, Setting.PODS, MAX_PODS, "pods")
     loaded = load_workload(choice, case)
+    if loaded is not None:  # a file's or a built-in: checked before the plugins' args are read (a build)
+        loaded = loaded.scaled(nodes, pods)
+        workloads.check_served(loaded, project.target)
     cluster_config = endpoint = None
     if kubeconfig is not None:
         cluster_config = kubeconfigs.load(kubeconfig, context)
@@ -290,10 +293,7 @@ def prepare(
     request = render.RenderRequest(project=project, target=project.target, leader_elect=False)
     config, notices = render.compose_config(request, progress)
     plugins = tuple(p.name for p in project.plugins)
-    if loaded is None:
-        loaded = plugin_workload(config.args, plugins)
-    scaled = loaded.scaled(nodes, pods)
-    workloads.check_served(scaled, project.target)
+    scaled = loaded if loaded is not None else plugin_workload(config.args, plugins).scaled(nodes, pods)
     return BenchInputs(
         project=project,
         workload=scaled,

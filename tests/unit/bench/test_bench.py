@@ -537,6 +537,9 @@ def test_query_parameters_are_the_apis_camel_case() -> None:
         (["--threshold", "cpu=fast"], "--threshold cpu=fast: 'fast' is not a number"),
         (["--threshold", "0.9", "--threshold", "throughput=0.8"], "the throughput threshold is given twice"),
         (["--workload", "nonesuch"], "--workload 'nonesuch': no such built-in workload (basic, plugin, mixed, gang)"),
+        # pod groups at 1.28: refused before the plugins' args are read (a build), in one line
+        (["--workload", "gang"], "pod groups are from Kubernetes 1.36 (scheduling.k8s.io), and this is 1.28.3"),
+        (["--workload", "gang", "--pods", "10"], "--pods: workload GangScheduling/500Nodes_200Gangs_600Pods creates"),
         (["--workload", "missing.yaml"], "--workload missing.yaml: no such file"),
         (["--report", "out.png"], "--report out.png: write .html (the pictures and the tables) or .svg"),
         (["--workload", "basic", "--case", "A/b"], "--case is for a workload file"),
