@@ -42,6 +42,9 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
     "prefilter_results": [("1.28", 2, ""), ("1.31", 3, "RunPreFilterPlugins also returns rejectors")],
     "events_ctx": [("1.28", False, ""), ("1.31", True, "EventsToRegister(ctx) returns an error too")],
     "postfilter_arg": [("1.28", "map", ""), ("1.32", "reader", "PostFilter gets a NodeToStatusReader")],
+    # a framework gets its map of pods waiting at Permit from the scheduler (shared by the
+    # profiles: frameworkruntime.WithWaitingPods) instead of making its own (runtime/framework.go)
+    "waiting_pods_option": [("1.28", False, ""), ("1.31", True, "")],
     # the Status method that names the plugin behind it (framework/interface.go)
     "status_plugin": [("1.28", "FailedPlugin", ""), ("1.29", "Plugin", "Status.FailedPlugin() is Plugin()")],
     "score_node_arg": [("1.28", "nodeName", ""), ("1.33", "nodeInfo", "Score gets the NodeInfo, not the name")],

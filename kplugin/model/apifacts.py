@@ -95,6 +95,8 @@ class ApiFacts(NamedTuple):
     events_ctx: bool
     postfilter_arg: PostFilterArg
     status_plugin: str  # the Status method naming its plugin: FailedPlugin (1.28), Plugin
+    # NewFramework needs WithWaitingPods (1.31 on), or Permit's Wait and the waiting pods fail
+    waiting_pods_option: bool
     score_node_arg: ScoreNodeArg
     fwk_split: FwkSplit
     prefilter_nodes: bool

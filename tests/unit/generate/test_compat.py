@@ -176,3 +176,24 @@ def test_generated_go_is_gofmt_clean_on_every_minor(api: str, tmp_path: Path) ->
                 (root / path).write_bytes(content)
         unformatted = subprocess.run([gofmt, "-l", str(root)], capture_output=True, text=True, check=True).stdout
         assert unformatted == "", f"{minor} ({api}): gofmt would change {unformatted}"
+
+
+@pytest.mark.parametrize("api", ["layer", "native"])
+def test_the_reporting_plugin_and_the_waiting_pods_follow_each_minor(api: str) -> None:
+    """kplugin's reporting plugin reads 1.28-1.31's NodeToStatusMap and 1.32's reader,
+    and the plugin of a status by 1.28's FailedPlugin, Plugin later; the test harness
+    hands the framework a map of waiting pods from 1.31 (before, the framework made its
+    own) and adds a held pod to it from 1.36 (before, RunPermitPlugins did)."""
+    reporter = PurePosixPath("internal/rejections/zz_generated.rejections.go")
+    harness = PurePosixPath("internal/schedtest/zz_generated.schedtest.go")
+    main = PurePosixPath("cmd/scheduler/main.go")
+    for minor in MINORS:
+        files = render(minor, api, "filter")
+        code, test = files[reporter].decode(), files[harness].decode()
+        y = int(minor.split(".")[1])
+        assert ("statuses.Get(node.Name)" in code) == (y >= 32), minor
+        assert ("range statuses" in code) == (y < 32), minor
+        assert (".FailedPlugin()" in code) == (y == 28) and (".Plugin()" in code) == (y > 28), minor
+        assert ("WithWaitingPods(frameworkruntime.NewWaitingPodsMap())" in test) == (y >= 31), minor
+        assert ("h.Framework.AddWaitingPod(pod, waits)" in test) == (y >= 36), minor
+        assert "app.WithPlugin(rejections.Name, rejections.New)" in files[main].decode()

@@ -103,6 +103,8 @@ func New(ctx context.Context, nodes []*v1.Node, pods []*v1.Pod, plugins ...Plugi
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSnapshotSharedLister(h.lister),
+		// the pods a Permit plugin holds with Wait (the scheduler gives its profiles one map)
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 	)
 	if err != nil {
 		return nil, err
@@ -296,9 +298,13 @@ func (h *Harness) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 	h.Framework.RunReservePluginsUnreserve(ctx, state, pod, nodeName)
 }
 
-// Permit runs the Permit plugins.
+// Permit runs the Permit plugins. A pod they hold (Wait) waits in the framework, as in
+// the scheduler: GetWaitingPod and IterateOverWaitingPods find it.
 func (h *Harness) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
-	_, status := h.Framework.RunPermitPlugins(ctx, state, pod, nodeName)
+	waits, status := h.Framework.RunPermitPlugins(ctx, state, pod, nodeName)
+	if status.IsWait() {
+		h.Framework.AddWaitingPod(pod, waits) // Kubernetes 1.37 leaves it to the caller
+	}
 	return status
 }
 

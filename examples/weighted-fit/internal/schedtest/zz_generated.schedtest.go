@@ -282,7 +282,8 @@ func (h *Harness) Unreserve(ctx context.Context, state *framework.CycleState, po
 	h.Framework.RunReservePluginsUnreserve(ctx, state, pod, nodeName)
 }
 
-// Permit runs the Permit plugins.
+// Permit runs the Permit plugins. A pod they hold (Wait) waits in the framework, as in
+// the scheduler: GetWaitingPod and IterateOverWaitingPods find it.
 func (h *Harness) Permit(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
 	return h.Framework.RunPermitPlugins(ctx, state, pod, nodeName)
 }

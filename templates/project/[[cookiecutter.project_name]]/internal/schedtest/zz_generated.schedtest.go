@@ -107,6 +107,10 @@ func New(ctx context.Context, nodes []*v1.Node, pods []*v1.Pod, plugins ...Plugi
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSnapshotSharedLister(h.lister),
+<% if S.waiting_pods_option %>
+		// the pods a Permit plugin holds with Wait (the scheduler gives its profiles one map)
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+<% endif %>
 	)
 	if err != nil {
 		return nil, err
@@ -318,10 +322,14 @@ func (h *Harness) Unreserve(ctx context.Context, state [[ N.CycleState ]], pod *
 	h.Framework.RunReservePluginsUnreserve(ctx, state, pod, nodeName)
 }
 
-// Permit runs the Permit plugins.
+// Permit runs the Permit plugins. A pod they hold (Wait) waits in the framework, as in
+// the scheduler: GetWaitingPod and IterateOverWaitingPods find it.
 func (h *Harness) Permit(ctx context.Context, state [[ N.CycleState ]], pod *v1.Pod, nodeName string) *[[ N.Status ]] {
 <% if S.permit_results == 2 %>
-	_, status := h.Framework.RunPermitPlugins(ctx, state, pod, nodeName)
+	waits, status := h.Framework.RunPermitPlugins(ctx, state, pod, nodeName)
+	if status.IsWait() {
+		h.Framework.AddWaitingPod(pod, waits) // Kubernetes [[ c.k8s_minor ]] leaves it to the caller
+	}
 	return status
 <% else %>
 	return h.Framework.RunPermitPlugins(ctx, state, pod, nodeName)
