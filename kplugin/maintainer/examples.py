@@ -44,6 +44,13 @@ EXAMPLES: dict[str, dict[str, str | bool]] = {
         "extension_points": "placementgenerate,placementscore,podgrouppostfilter",
         "own_code": False,
     },
+    "permit-gang": {  # a Coscheduling-style gang (a PodGroup CRD of its own, Permit), 1.37 beside the native one
+        "k8s": "1.37.2",
+        "module": "example.com/permit-gang",
+        "plugin": "PermitGang",
+        "extension_points": "prefilter,permit,reserve,enqueueextensions",
+        "own_code": True,
+    },
     "team-quota": {  # a plugin with an API of its own: config/crd/, config/rbac/rules.yaml
         "k8s": "1.28.3",
         "module": "example.com/team-quota",

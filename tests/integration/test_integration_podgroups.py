@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +206,42 @@ def test_a_high_priority_gang_preempts_its_way_in_through_the_pod_group_post_fil
     assert group["backoffRetries"] + len(group["requeues"]) >= 1, group
     run = kplugin("e2e", str(project), "--scenario", str(preempt))
     assert "why: preempted by pod group gang on a-1" in run.stdout, run.stdout
+
+
+PERMIT_GANG = REPO / "examples" / "permit-gang-scenario.yaml"
+
+
+def test_a_coscheduling_style_gang_and_a_native_gang_in_one_replay(
+    kplugin: Kplugin, tmp_path: Path, go_env: dict[str, str]
+) -> None:
+    """examples/permit-gang at 1.37: its own PodGroup CRD (PermitGang's PreFilter and
+    Permit) and the native PodGroup (the in-tree GangScheduling) in one scenario. With two
+    of three pods each, no pod of either gang binds; the default profile, without
+    PermitGang, binds the CRD gang's pods one by one. The step adds each gang's third pod:
+    all six bind. Its Go tests hold pods at Permit in the real framework types."""
+    project = example_at(kplugin, "permit-gang", tmp_path, "1.37.2", "1.37.2")
+    test = subprocess.run(["go", "test", "-count=1", "./pkg/..."], cwd=project, env=go_env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert test.returncode == 0, test.stdout[-3000:] + test.stderr[-2000:]
+    stuck = tmp_path / "stuck.yaml"
+    pending = "".join(f"  {name}: pending\n" for name in ("crd-1", "crd-2", "native-1", "native-2"))
+    stuck.write_text(PERMIT_GANG.read_text().split("\nsteps:\n")[0] + "\nexpect:\n" + pending)
+    run = kplugin("e2e", str(project), "--scenario", str(stuck), "--timeout", "8", "--compare", "default", "--json")
+    assert run.code == 0, run.stderr[-3000:]
+    diff = json.loads(run.stdout)
+    changed = {c["pod"]: c for c in diff["becameUnschedulable"]}
+    assert sorted(changed) == ["crd-1", "crd-2"], diff  # bound by the default profile, held by PermitGang
+    for change in changed.values():
+        assert change["default"]["node"] in ("node-1", "node-2"), change
+        assert "PodGroup default/crd-gang has 2 of its minMember 3 pods" in change["plugin"]["reason"], change
+    assert diff["summary"]["same"] == 2, diff  # the native gang's two pods, pending under both
+
+    run = kplugin("e2e", str(project), "--scenario", str(PERMIT_GANG), "--timeout", "10", "--json")
+    assert run.code == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout)
+    assert result["ok"] and (result["denied"], result["unserved"]) == ([], []), result
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert {name: p["node"] is not None for name, p in pods.items()} == dict.fromkeys(pods, True), pods
+    assert pods["crd-1"]["attempts"] >= 2, pods["crd-1"]  # turned away, then back with its sibling
+    (group,) = result["groups"]  # the native one: the CRD's is the plugin's own kind
+    assert (group["group"], group["bound"], group["outcome"]) == ("native-gang", 3, "all"), group
