@@ -32,6 +32,9 @@ The lines, read from the sources of every supported minor (klog's structured for
   logs them node by node, V(5) "Filter rejected node" (plugin, pod, node, code, reason),
   the in-tree plugins' and the project's alike. A node Filter did not evaluate (1.32 on:
   PreFilter narrowed the nodes) has no plugin.
+- a pod a PreEnqueue plugin keeps from the queue ("Status after running PreEnqueue
+  plugin", the plugin and its status; at the queue's verbosity): it gets no attempt until
+  an event lets it in, so e2e counts it as decided (held) rather than wait for it.
 - each line's klog header, "I1206 04:28:23.509108": when an attempt or a requeue happened
   (the year left out; UTC, the zone kplugin starts the scheduler in).
 - client-go's reflector (``tools/cache/reflector.go``), when an informer cannot list: a
@@ -160,6 +163,9 @@ class LogFacts:
     preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
     # pod -> the nodes the Filter plugins rejected in its last attempt, by node and plugin
     rejections: dict[str, tuple[NodeRejection, ...]] = field(default_factory=dict)
+    # pod -> (plugin, status) of a PreEnqueue plugin that keeps it from the queue, where no
+    # attempt came after it
+    held: dict[str, tuple[str, str]] = field(default_factory=dict)
     denied: list[str] = field(default_factory=list)  # sorted "verb resource.group"
     informers_denied: bool = False  # a list or watch among them: the informers never sync
     unserved: list[str] = field(default_factory=list)  # sorted types an informer lists that are not served
@@ -196,6 +202,9 @@ _MOVED = re.compile(
 # the pod at the framework's V(4), come first); a value quoted as klog writes it (Go's quoting)
 _KEY_VALUE = re.compile(r'(?P<key>[A-Za-z]+)="(?P<value>(?:[^"\\]|\\.)*)"')
 _REJECTED = '"Filter rejected node"'
+# the queue's line for a pod a PreEnqueue plugin keeps out of it (V(0) at 1.28, V(4) later:
+# the queue's --vmodule), with the plugin and its status's message
+_HELD = '"Status after running PreEnqueue plugin"'
 _REJECTION_KEYS = ("plugin", "pod", "node", "code", "reason")
 # a pod's own arrival, its failed attempt and the end of its backoff are not requeues by an
 # event (1.31-1.36 label the pod's own events Unschedulable..., 1.37 Unscheduled...)
@@ -316,6 +325,12 @@ def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -
                 facts.attempts[pod] = facts.attempts.get(pod, 0) + 1
                 facts.attempt_times.setdefault(pod, []).append(line_time(line, now))
                 rejected.pop(pod, None)  # a new attempt: its own rejections
+                facts.held.pop(pod, None)  # let into the queue since
+        elif _HELD in line:
+            values = {m["key"]: m["value"] for m in _KEY_VALUE.finditer(line, line.index(_HELD) + len(_HELD))}
+            pod = key(values["pod"]) if "pod" in values and "plugin" in values else None
+            if pod is not None:
+                facts.held[pod] = (values["plugin"], _unquote(values.get("status", "")))
         elif _REJECTED in line:
             after = line.index(_REJECTED) + len(_REJECTED)
             values = {m["key"]: m["value"] for m in _KEY_VALUE.finditer(line, after)}

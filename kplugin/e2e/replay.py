@@ -13,6 +13,7 @@ schedulerName: whether it keeps up or a backlog builds, it takes them in that or
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,12 @@ def _taints(target: Cluster, node_path: str) -> list[dict[str, Any]]:
     return taints
 
 
+def target_key(target: Cluster) -> Callable[[str], str | None]:
+    """The scenario's key of a pod the scheduler's log names NAMESPACE/NAME (None: not one
+    of the run's)."""
+    return lambda ref: target.scenario_key(*ref.split("/", 1)) if "/" in ref else None
+
+
 def detail_level(scenario: Scenario) -> tuple[str, str]:
     """(--vmodule, what it shows): scores and queue moves while the log stays small.
     Scores are logged for the pods the scheduler places: a snapshot's pods bound already
@@ -169,7 +176,7 @@ def replay(
     try:
         feedback.step(f"{profile.label}: scheduling with profile {profile.scheduler_name}")
         process = target.start_scheduler(binary, profile.document, verbosity, vmodule)
-        refusals = Refusals(process.log)
+        refusals = Refusals(process.log, target_key(target))
         pending = queue_order(scenario, [p for p in scenario.pods if not p.node_name])
         if pending:
             probe(target, profile, watch, pending[0].namespace, refusals)
@@ -194,7 +201,7 @@ def replay(
     facts = logs.LogFacts()
     if log is not None and log.is_file():
         with log.open(errors="replace") as lines:
-            facts = logs.read_log(lines, lambda ref: target.scenario_key(*ref.split("/", 1)) if "/" in ref else None)
+            facts = logs.read_log(lines, target_key(target))
     placements = _placements(scenario, states, facts, deleted, timeout, origin)
     prebound = {p.key for p in scenario.all_pods() if p.node_name}
     bound = [s.bound_at for k, s in states.items() if s.bound_at is not None and k not in prebound]
@@ -242,6 +249,9 @@ def _placements(
         preemption = facts.preempted.get(pod.key) if state.deleted else None
         if state.node is None and not state.refused and not state.deleted and facts.not_ready:
             reason = "never attempted: the scheduler's informers could not list what they need (see the error below)"
+        elif state.node is None and not state.refused and not state.deleted and pod.key in facts.held:
+            plugin, status = facts.held[pod.key]
+            reason = f"held out of the scheduling queue by PreEnqueue plugin {plugin}: {status}"
         elif state.node is None and not state.refused and not state.deleted:
             reason = f"no scheduling attempt reported within {timeout:.0f}s: held back by a PreEnqueue plugin?"
         elif preemption is not None:

@@ -132,13 +132,16 @@ class Refusals:
     informers (list, watch) or does not serve them (a custom kind without its CRD): a
     scheduler whose informers never sync never schedules, so waiting is pointless. Other
     refusals (creating events, say) do not stop a run; e2e reports every refusal at its
-    end."""
+    end. On the way it keeps the pods a PreEnqueue plugin holds out of the queue (by the
+    log's NAMESPACE/NAME, mapped with ``key``): they get no attempt to wait for."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, key: Callable[[str], str | None] = logs.pod_key) -> None:
         self.log = log
+        self.key = key
         self.offset = 0
         self.checked = 0.0
         self.found = False
+        self.held: set[str] = set()
 
     def any(self) -> bool:
         now = time.monotonic()
@@ -153,7 +156,9 @@ class Refusals:
             return False
         end = chunk.rfind(b"\n") + 1  # whole lines only
         self.offset += end
-        self.found = logs.read_log(chunk[:end].decode(errors="replace").splitlines()).not_ready
+        facts = logs.read_log(chunk[:end].decode(errors="replace").splitlines(), self.key)
+        self.held = (self.held - set(facts.attempts)) | set(facts.held)
+        self.found = facts.not_ready
         return self.found
 
 
@@ -174,7 +179,8 @@ def settle(
         target.check()
         watch.check()
         states = watch.snapshot()
-        decided = sum(is_decided(states.get(key)) for key in wanted)
+        held = refusals.held if refusals is not None else set()
+        decided = sum(is_decided(states.get(key)) or key in held for key in wanted)
         feedback.count(what, decided, len(wanted))
         quiet = time.monotonic() - watch.last_change
         waiting = any(s.nominated and s.node is None and not s.deleted for s in states.values())

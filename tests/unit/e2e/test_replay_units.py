@@ -545,3 +545,34 @@ def test_the_filter_rejections_node_by_node() -> None:
     shown = rejection_lines(many)
     assert shown[0] == "    rejected by Gpu on n0: Unschedulable" and len(shown) == 6
     assert shown[-1] == "    (3 more node(s) rejected; the JSON document has them all)"
+
+
+# the queue's line for a pod a PreEnqueue plugin holds: 1.37.2's (V(4), at the queue's
+# --vmodule) and 1.28's (V(0)); an attempt afterwards lets the pod out of "held"
+LOG_HELD = """\
+I1206 10:40:03.245633   10787 scheduling_queue.go:787] "Status after running PreEnqueue plugin" pod="default/native-1" plugin="GangScheduling" status="waiting for minCount pods from a gang to appear in scheduling queue"
+I1206 10:40:03.245700   10787 scheduling_queue.go:480] "Status after running PreEnqueue plugin" pod="default/held-1" plugin="Gpu" status="pod default/held-1 is held by \\"annotation\\" example.com/hold"
+I1206 10:40:03.245800   10787 scheduling_queue.go:787] "Status after running PreEnqueue plugin" pod="default/native-2" plugin="GangScheduling" status="waiting"
+I1206 10:40:09.000000   10787 schedule_one.go:117] "Attempting to schedule pod" pod="default/native-2"
+I1206 10:40:09.100000   10787 scheduling_queue.go:787] "Status after running PreEnqueue plugin" pod="other/x" plugin="Gpu" status="held"
+"""
+
+
+def test_pods_a_preenqueue_plugin_holds_are_read_from_the_queues_line(tmp_path: Path) -> None:
+    facts = logs.read_log(LOG_HELD.splitlines())
+    assert facts.held == {
+        "native-1": ("GangScheduling", "waiting for minCount pods from a gang to appear in scheduling queue"),
+        "held-1": ("Gpu", 'pod default/held-1 is held by "annotation" example.com/hold'),
+        "other/x": ("Gpu", "held"),
+    }, "native-2 was attempted after it was held"
+    # the run's wait reads them as the log grows: a pod held in one read, tried in the next, is not held
+    from kplugin.e2e.watch import Refusals
+
+    log = tmp_path / "kube-scheduler.log"
+    lines = LOG_HELD.splitlines(keepends=True)
+    log.write_text("".join(lines[:3]))
+    refusals = Refusals(log, lambda ref: ref.split("/", 1)[1] if ref.startswith("default/") else None)
+    assert not refusals.any() and refusals.held == {"native-1", "held-1", "native-2"}
+    log.write_text("".join(lines))
+    refusals.checked = 0.0  # the next read is due
+    assert not refusals.any() and refusals.held == {"native-1", "held-1"}
