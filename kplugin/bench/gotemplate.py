@@ -142,6 +142,18 @@ def expand(text: str, known: frozenset[str], fail: Callable[[str], UsageError]) 
     return _ACTION.sub(marker, text), tuple(actions)
 
 
+def check_keys(node: Any, fail: Callable[[str], UsageError]) -> None:
+    """Actions print values only: one in a mapping's key is refused."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if "kplugintemplate" in str(key):
+                raise fail("prints a template action in a key, which kplugin bench does not expand (values only)")
+            check_keys(value, fail)
+    elif isinstance(node, list):
+        for value in node:
+            check_keys(value, fail)
+
+
 def check_rendered(template: ObjectTemplate, env: Mapping[str, int], fail: Callable[[str], UsageError]) -> None:
     """One render of ``template`` with ``env``: a division by zero is the template's error."""
     try:

@@ -90,8 +90,9 @@ class TemplateFiles:
             return self.fail(where, f"template {shown}: {problem}")
 
         marked, actions = gotemplate.expand(text, known | {gotemplate.INDEX}, fail)
-        document = self._checked(yamlio.parse(marked, f"template {shown}", path=path), path_value, where, kind)
-        return ObjectTemplate(document, actions)
+        parsed = yamlio.parse(marked, f"template {shown}", path=path)
+        gotemplate.check_keys(parsed, fail)
+        return ObjectTemplate(self._checked(parsed, path_value, where, kind), actions)
 
     def _checked(self, document: Any, path_value: str, where: str, kind: str | tuple[str, ...]) -> dict[str, Any]:
         kinds = (kind,) if isinstance(kind, str) else kind

@@ -142,6 +142,8 @@ def test_go_semantics_of_the_integer_functions() -> None:
         ("perf.yaml", "templateParams: {size: $size}", "templateParams: {Index: 1}", "'Index' is not a name"),
         ("perf.yaml", "countMultiplierParam: $size", "countMultiplierParam: $gone", "$gone is not a param"),
         ("group.yaml", "kind: PodGroup", "kind: Pod", "template group.yaml is a Pod; expected PodGroup"),
+        ("group.yaml", "labels: {slot:", 'labels: {"x{{.Index}}":', "a template action in a key"),
+        ("perf.yaml", "params: {groups: 3, size: 4}", "params: {groups: 300000, size: 4}", "is not from 0 to 500000"),
         ("group.yaml", "scheduling.k8s.io/v1beta1", "v1", "apiVersion 'v1'; expected scheduling.k8s.io/VERSION"),
     ],
 )
