@@ -6,7 +6,6 @@ pictures.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,11 +61,6 @@ class RunResult:
     batch: dict[str, float] = field(default_factory=dict)
     cpu_chunks: tuple[Path, ...] = ()  # the measured phase's CPU profile, as recorded (bench's work directory)
     measured_groups: int = 0  # the pod groups the measured pods name (all of them complete when it ends)
-
-    @property
-    def groups_per_second(self) -> float:
-        """Pod groups scheduled whole per second of the measured phase (NaN: none)."""
-        return self.measured_groups / self.seconds if self.measured_groups and self.seconds > 0 else math.nan
 
 
 @dataclass(frozen=True)
