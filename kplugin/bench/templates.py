@@ -97,8 +97,10 @@ class TemplateFiles:
     def _checked(self, document: Any, path_value: str, where: str, kind: str | tuple[str, ...]) -> dict[str, Any]:
         kinds = (kind,) if isinstance(kind, str) else kind
         if not isinstance(document, dict):
+            # its kind only: a workload may name any file (scheduler_perf's own reach theirs
+            # through '..'), and none of a file that is no template is shown
             raise self.fail(
-                where, f"template {path_value} must be one Kubernetes object, not {yamlio.describe(document)}"
+                where, f"template {path_value} must be one Kubernetes object, not {yamlio.kind_of(document)}"
             )
         found = document.get("kind")
         if found not in kinds:

@@ -69,6 +69,15 @@ def describe_error(err: Exception) -> str:
     return f"{where}: {problem}"
 
 
+def kind_of(value: Any) -> str:
+    """A loaded value's YAML kind as an error message names it ("a string"), without
+    any of its content: for a file that may be anything its reader was pointed at."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "a boolean"
+    kinds = ((dict, "a mapping"), (list, "a list"), (int, "an integer"), (float, "a number"), (str, "a string"))
+    return next((name for cls, name in kinds if isinstance(value, cls)), type(value).__name__)
+
+
 def describe(value: Any) -> str:
     """A loaded value as an error message shows it: its YAML kind and its start
     ("a list [1, 2]"), never a Python class name such as CommentedSeq."""
@@ -76,8 +85,7 @@ def describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return str(value).lower()
-    kinds = ((dict, "a mapping"), (list, "a list"), (int, "an integer"), (float, "a number"), (str, "a string"))
-    kind = next((name for cls, name in kinds if isinstance(value, cls)), type(value).__name__)
+    kind = kind_of(value)
     shown = repr(value) if isinstance(value, str) else str(value)
     return f"{kind} {shown[:40]}{'...' if len(shown) > 40 else ''}"
 

@@ -24,6 +24,7 @@ from kplugin.bench.ops import CreateNodes, CreatePods
 from kplugin.bench.outcome import BenchOutcome, QueueFacts, RunResult
 from kplugin.bench.plan import BASELINE, PROJECT, Settings
 from kplugin.bench.shaped import ArgsShape, plugin_workload, shape_of
+from kplugin.bench.templates import TemplateFiles
 from kplugin.core.errors import UsageError
 from kplugin.kube.apiclient import query
 
@@ -190,6 +191,35 @@ def test_templates_must_be_plain_objects_of_their_kind(files: Path) -> None:
     (files / "pod.yaml").write_text("a: &x [1]\nb: *x\n")
     with pytest.raises(UsageError, match="anchors and aliases"):
         workload.load(files / "perf.yaml")
+
+
+@pytest.mark.parametrize("secret", ["token-4f9a-secret", "- token-4f9a-secret"])
+@pytest.mark.parametrize("reach", ["symlink", "dotdot"])
+def test_a_template_that_is_no_object_is_refused_without_its_content(
+    files: Path, tmp_path_factory: pytest.TempPathFactory, secret: str, reach: str
+) -> None:
+    """A workload may name any file (scheduler_perf's own reach their templates through
+    '..'): a file that is no Kubernetes object is refused by its kind, and nothing of
+    what it holds reaches the message (a CI log)."""
+    outside = tmp_path_factory.mktemp("elsewhere") / "credentials"
+    outside.write_text(secret + "\n")
+    if reach == "symlink":
+        (files / "pod.yaml").unlink()
+        (files / "pod.yaml").symlink_to(outside)
+        named = "pod.yaml"
+    else:
+        named = os.path.relpath(outside, files)
+        (files / "perf.yaml").write_text(BASIC.replace("TemplatePath: pod.yaml", f"TemplatePath: {named}"))
+    kind = "a list" if secret.startswith("- ") else "a string"
+    with pytest.raises(UsageError) as failure:
+        workload.load(files / "perf.yaml")
+    assert f"template {named} must be one Kubernetes object, not {kind}" in str(failure.value)
+    assert "4f9a" not in str(failure.value)
+    # the Go-template reader of pod groups' pods checks alike
+    templates = TemplateFiles(files, lambda where, problem: UsageError(f"{where}: {problem}"))
+    with pytest.raises(UsageError) as failure:
+        templates.read_object(named, "createPods", "Pod", frozenset())
+    assert f"not {kind}" in str(failure.value) and "4f9a" not in str(failure.value)
 
 
 def test_a_file_of_several_workloads_needs_case(files: Path) -> None:
