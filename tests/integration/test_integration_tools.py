@@ -73,14 +73,20 @@ def new(parent: Path, name: str, version: str, *options: str) -> Path:
 
 @pytest.fixture(scope="module")
 def projects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str, str], Path]]:
-    """A tidied project with every extension point per (version, API mode), made once."""
+    """A tidied project with every extension point per (version, API mode), made once.
+
+    All have one name (in folders of their own): golangci-lint's cache of the
+    dependencies' analysis served a second project of the same version only when its
+    module path was the same (measured at 1.37.2 on a cold cache: 27 CPU-seconds for the
+    native project after the layer one, 95 under another name)."""
     parent = tmp_path_factory.mktemp("lint")
     made: dict[tuple[str, str], Path] = {}
 
     def get(version: str, api: str) -> Path:
         if (version, api) not in made:
-            name = f"every-{api}-{version.replace('.', '-')}"
-            made[version, api] = new(parent, name, version, "--api", api, "--extension-points", every_point(version))
+            where = parent / f"{api}-{version.replace('.', '-')}"
+            where.mkdir()
+            made[version, api] = new(where, "every", version, "--api", api, "--extension-points", every_point(version))
         return made[version, api]
 
     yield get
