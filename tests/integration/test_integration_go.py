@@ -139,6 +139,7 @@ def test_filter_and_score_allocate_nothing_per_node(
             main(["new", "lean", "--k8s", "1.28.3", "-o", str(tmp_path), "--extension-points", "filter,score"])
         assert exit_.value.code == 0
         project = tmp_path / "lean"
+        go(project, "vet", "./...", env=go_env)
         output = go(project, "test", "-count=1", "-v", "-run", "TestDemandIsKeptForTheCycle", "./pkg/...", env=go_env)
         assert "--- PASS: TestDemandIsKeptForTheCycle " in output, output
     bench = ("-run", "^$", "-bench", ".", "-benchtime", "200x", "-benchmem")
@@ -388,6 +389,7 @@ def test_queued_pod_on_a_pod_group_at_the_newest_minor(
     assert run.code == 0, run.stderr
     project = tmp_path / "fifo"
     (project / "internal/fw/queued_test.go").write_text(QUEUED_TEST)
+    go(project, "vet", "./internal/fw/", env=go_env)
     output = go(project, "test", "-count=1", "-v", "-run", "TestQueuedPodOfAPodAndOfAPodGroup", "./internal/fw/",
                 env=go_env)  # fmt: skip
     assert "--- PASS: TestQueuedPodOfAPodAndOfAPodGroup " in output, output

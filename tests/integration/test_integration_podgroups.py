@@ -220,9 +220,9 @@ def test_a_coscheduling_style_gang_and_a_native_gang_in_one_replay(
     PermitGang, binds the CRD gang's pods one by one. The step adds each gang's third pod:
     all six bind. Its Go tests hold pods at Permit in the real framework types."""
     project = example_at(kplugin, "permit-gang", tmp_path, "1.37.2", "1.37.2")
-    test = subprocess.run(["go", "test", "-count=1", "./pkg/..."], cwd=project, env=go_env, capture_output=True,
-                          text=True, check=False)  # fmt: skip
-    assert test.returncode == 0, test.stdout[-3000:] + test.stderr[-2000:]
+    for command in (["vet", "./..."], ["test", "-count=1", "./pkg/..."]):
+        done = subprocess.run(["go", *command], cwd=project, env=go_env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     stuck = tmp_path / "stuck.yaml"
     pending = "".join(f"  {name}: pending\n" for name in ("crd-1", "crd-2", "native-1", "native-2"))
     stuck.write_text(PERMIT_GANG.read_text().split("\nsteps:\n")[0] + "\nexpect:\n" + pending)
