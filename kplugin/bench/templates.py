@@ -7,6 +7,7 @@ Built-in workloads' templates are package data.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -19,6 +20,15 @@ from kplugin.core import safefs, yamlio
 from kplugin.core.errors import UsageError
 
 POD_GROUP_API = "scheduling.k8s.io"
+# what a refusal quotes of a template's kind and apiVersion: only values of their shape, as
+# a workload may name any file and a value of another shape may be anything it holds
+_KIND = re.compile(r"[A-Z][A-Za-z0-9]{0,62}")
+_API_VERSION = re.compile(r"([a-z0-9][a-z0-9.-]{0,252}/)?v[0-9]+((alpha|beta)[0-9]+)?")
+
+
+def _shaped(pattern: re.Pattern[str], value: Any) -> bool:
+    return isinstance(value, str) and pattern.fullmatch(value) is not None
+
 
 DEFAULT_NODE: dict[str, Any] = {
     # scheduler_perf's node when a createNodes op names no template (every minor)
@@ -104,17 +114,16 @@ class TemplateFiles:
             )
         found = document.get("kind")
         if found not in kinds:
-            raise self.fail(
-                where, f"template {path_value} is a {found or 'document without kind'}; expected {' or '.join(kinds)}"
-            )
+            shown = found if _shaped(_KIND, found) else "document without a Kubernetes kind"
+            raise self.fail(where, f"template {path_value} is a {shown}; expected {' or '.join(kinds)}")
         api_version = document.get("apiVersion", "v1")
         if found == "PodGroup":
-            if not isinstance(api_version, str) or not api_version.startswith(f"{POD_GROUP_API}/"):
-                raise self.fail(
-                    where, f"template {path_value}: apiVersion {api_version!r}; expected {POD_GROUP_API}/VERSION"
-                )
-        elif api_version != "v1":
-            raise self.fail(where, f"template {path_value}: apiVersion {document.get('apiVersion')!r}; expected v1")
+            expected, fits = f"{POD_GROUP_API}/VERSION", str(api_version).startswith(f"{POD_GROUP_API}/")
+        else:
+            expected, fits = "v1", api_version == "v1"
+        if not fits:
+            shown = repr(api_version) if _shaped(_API_VERSION, api_version) else "that is no API version"
+            raise self.fail(where, f"template {path_value}: apiVersion {shown}; expected {expected}")
         metadata = document.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise self.fail(where, f"template {path_value}: metadata must be a mapping")

@@ -222,6 +222,25 @@ def test_a_template_that_is_no_object_is_refused_without_its_content(
     assert f"not {kind}" in str(failure.value) and "4f9a" not in str(failure.value)
 
 
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ("kind: token-4f9a-secret\n", "template pod.yaml is a document without a Kubernetes kind; expected Pod"),
+        ("kind: Service\n", "template pod.yaml is a Service; expected Pod"),
+        ("kind: Pod\napiVersion: token-4f9a\n", "template pod.yaml: apiVersion that is no API version; expected v1"),
+        ("kind: Pod\napiVersion: apps/v1\n", "template pod.yaml: apiVersion 'apps/v1'; expected v1"),
+    ],
+)
+def test_a_templates_kind_and_api_version_are_quoted_only_when_they_look_like_one(
+    files: Path, document: str, message: str
+) -> None:
+    (files / "pod.yaml").write_text(document)
+    with pytest.raises(UsageError) as failure:
+        workload.load(files / "perf.yaml")
+    assert message in str(failure.value)
+    assert "4f9a" not in str(failure.value)
+
+
 def test_a_file_of_several_workloads_needs_case(files: Path) -> None:
     (files / "perf.yaml").write_text(
         BASIC + "  - name: 5000Nodes\n    params: {initNodes: 5000, initPods: 1, measurePods: 2}\n"
