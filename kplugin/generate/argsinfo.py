@@ -19,10 +19,12 @@ used as written, and the caller is told why they were not checked.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -157,7 +159,9 @@ def _binary(project: Project, progress: Progress) -> Iterator[Path]:
             yield _compile(root, program, Path(own) / "argsinfo", progress)
         return
     binary = home / key[:40] / "argsinfo"
-    if not binary.is_file():
+    if binary.is_file():
+        _used(binary.parent)
+    else:
         _prune(home)
         _compile(root, program, binary, progress)
     yield binary
@@ -197,11 +201,32 @@ def _compile(root: Path, program: bytes, binary: Path, progress: Progress) -> Pa
     return binary
 
 
+# A build used this recently is never pruned: another kplugin run (a parallel CI job, a
+# second terminal) may have just found it and be about to run it.
+_IN_USE_SECONDS = 15 * 60
+
+
+def _used(build: Path) -> None:
+    """Mark a cached build as just used (its folder's time), so pruning goes by last use."""
+    with contextlib.suppress(OSError):  # an optimization: a build pruned meanwhile is rebuilt next time
+        os.utime(build)
+
+
 def _prune(base: Path, keep: int = 6) -> None:
-    """Keep the newest builds only (each is tens of MB; one per change of the code)."""
-    builds = sorted((p for p in base.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in builds[keep - 1 :]:
-        shutil.rmtree(old, ignore_errors=True)
+    """Keep the builds used last (each is tens of MB; one per change of the code): room
+    for a new one beside the ``keep - 1`` used last, and any used in the last minutes."""
+    now = time.time()
+    used: list[tuple[float, Path]] = []
+    for build in base.iterdir():
+        try:
+            if build.is_dir():
+                used.append((build.stat().st_mtime, build))
+        except OSError:
+            continue  # pruned by another run meanwhile
+    used.sort(reverse=True)
+    for last_use, build in used[keep - 1 :]:
+        if now - last_use > _IN_USE_SECONDS:
+            shutil.rmtree(build, ignore_errors=True)
 
 
 def learn(
