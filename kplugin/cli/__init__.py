@@ -48,7 +48,7 @@ def root(
     from kplugin.core import golang
 
     state.debug = state.debug or debug
-    golang.announce = note  # "using go1.27.3 (GOTOOLCHAIN)": one line, when a version needs a newer Go
+    golang.announce_with(note)  # "using go1.27.3 (GOTOOLCHAIN)": one line, when a version needs a newer Go
 
 
 # Command modules register themselves on import; only the invoked one is imported

@@ -35,6 +35,17 @@ def _silent(_: str) -> None:
 
 # Where kplugin says that it runs another Go than the machine's (one line; the CLI prints it).
 announce: Callable[[str], None] = _silent
+_announced: set[str] = set()
+
+
+def announce_with(say: Callable[[str], None]) -> None:
+    """Say from now on, through ``say``, which Go kplugin runs where it is not the machine's:
+    once per toolchain and command (each command installs its own)."""
+    global announce
+    announce = say
+    _announced.clear()
+
+
 _GO_LINE = re.compile(r"^go (\d+\.\d+(?:\.\d+)?)\s*$", re.M)
 _TOOLCHAIN_LINE = re.compile(r"^toolchain (go\d+\.\d+(?:\.\d+)?)\s*$", re.M)
 _NEEDS_GO = re.compile(
@@ -102,9 +113,11 @@ def build_env(module_dir: Path) -> dict[str, str]:
     return {**compile_env(), **toolchain_env(module_dir)}
 
 
-@functools.cache
 def _announce_once(toolchain: str, needed: str, local: str) -> None:
-    announce(f"Go {needed} needed, this machine has {local}: using {toolchain} (GOTOOLCHAIN; fetched once)")
+    line = f"Go {needed} needed, this machine has {local}: using {toolchain} (GOTOOLCHAIN; fetched once)"
+    if line not in _announced:
+        _announced.add(line)
+        announce(line)
 
 
 def mod_tidy(project: Path) -> list[str]:

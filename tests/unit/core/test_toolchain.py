@@ -36,15 +36,21 @@ def test_the_machines_go_when_it_is_new_enough(tmp_path: Path) -> None:
 
 def test_the_named_toolchain_when_the_machines_go_is_older(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     said: list[str] = []
-    monkeypatch.setattr(golang, "announce", said.append)
-    golang._announce_once.cache_clear()
+    monkeypatch.setattr(golang, "announce", golang.announce)  # restored after the test
+    golang.announce_with(said.append)
     needed = newer_than_local()
     env = golang.toolchain_env(module(tmp_path, f"go {needed}\n\ntoolchain go{needed[:-2]}.3\n"))
     assert env == {"GOTOOLCHAIN": f"go{needed[:-2]}.3"}
-    assert said == [f"Go {needed} needed, this machine has {golang.local_go()}: using go{needed[:-2]}.3 "
-                    "(GOTOOLCHAIN; fetched once)"]  # fmt: skip
+    line = (f"Go {needed} needed, this machine has {golang.local_go()}: using go{needed[:-2]}.3 "
+            "(GOTOOLCHAIN; fetched once)")  # fmt: skip
+    assert said == [line]
     golang.toolchain_env(tmp_path)
-    assert len(said) == 1, "said once"
+    assert said == [line], "said once"
+    # once per command: the next one (in the same process, as the test suite and an
+    # embedding program run them) says it again
+    golang.announce_with(said.append)
+    golang.toolchain_env(tmp_path)
+    assert said == [line, line]
 
 
 def test_a_newer_go_without_a_toolchain_is_refused(tmp_path: Path) -> None:
