@@ -8,7 +8,8 @@ each worker compiles the packages every build of a version shares (kube-schedule
 kube-apiserver's app packages, with the flags kplugin builds with: CGO_ENABLED=0,
 -trimpath), under a lock the workers share (a worker that comes second finds it done):
 first every version's modules are downloaded at once, then the versions are compiled one
-at a time. Warm, this is a few seconds of cache hits."""
+at a time, the pre-release with the Go its go.mod names. Warm, this is a few seconds of
+cache hits."""
 
 from __future__ import annotations
 
@@ -30,14 +31,15 @@ from kplugin.model.versions import newest_release, supported_releases
 # The versions the integration suites build: the oldest pin, the minor of the
 # kube-scheduler/framework split (compat, hints), the newest.
 BUILT = ("1.28.3", "1.34", newest_release().key)
-# downloaded with them (modules and its Go toolchain), compiled by its own test only
+# compiled with them (modules, its Go toolchain, its scheduler and kube-apiserver): its own
+# test builds it, the pod-group tests replay on it
 PRERELEASES = tuple(str(r.newest) for r in supported_releases() if not r.released)
 # The integration files that take longest on a cold cache, longest first: `make test` hands
 # the workers whole files in collection order, so these start first and the short
 # files fill in around them, instead of one long file running alone at the end.
 LONGEST_FIRST = (
     "test_integration_build.py",  # three image and cross builds of Kubernetes: about 10 minutes cold
-    "test_integration_prerelease.py",  # the pre-release's toolchain and its Kubernetes
+    "test_integration_podgroups.py",  # ten replays of pod groups, at two versions
     "test_integration_compat.py",
     "test_integration_tools.py",
     "test_integration_args.py",
@@ -76,10 +78,10 @@ def _compile_all(base: Path) -> None:
         # then each version is compiled with both cores
         with ThreadPoolExecutor(len(BUILT) + len(PRERELEASES)) as pool:
             projects = list(pool.map(lambda version: _generate(version, base), BUILT + PRERELEASES))
-        for project in projects[: len(BUILT)]:
+        for project in projects:  # a pre-release with the Go its go.mod names (build_env)
             _run(
                 ["go", "build", "-trimpath", *APP_PACKAGES],
-                {**os.environ, "CI": "true", "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod", **golang.compile_env()},
+                {**os.environ, "CI": "true", "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod", **golang.build_env(project)},
                 project,
             )
         done.touch()

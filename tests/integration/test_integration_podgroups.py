@@ -1,6 +1,7 @@
 """A pod group's extension points in the real scheduler (issue 23): examples/rack-gang at
-1.37 replayed on a control plane that kplugin e2e starts with the gates its points need
-(GenericWorkload, TopologyAwareWorkloadScheduling) and the API version that serves
+1.37 and at the pre-release in the catalog (its scheduler and kube-apiserver built with the
+Go it needs), replayed on a control plane that kplugin e2e starts with the gates its points
+need (GenericWorkload, TopologyAwareWorkloadScheduling) and the API version that serves
 PodGroups. The plugin's GeneratePlacements keeps the gang in one rack; the default
 profile spreads it over both."""
 
@@ -15,14 +16,24 @@ from typing import Any
 import pytest
 from support import REPO, Kplugin, example_at
 
+from kplugin.model.versions import supported_releases
+
 pytestmark = pytest.mark.integration
+
+PINNED = "1.37.2"
+# the example at its pin and at each pre-release: 1.38 changed the types of a pod group's
+# points (GenericPodGroup), which the example's layer maps
+VERSIONS = [PINNED, *(str(r.newest) for r in supported_releases() if not r.released)]
 
 SCENARIO = REPO / "examples" / "rack-gang-scenario.yaml"
 GANG = ("g-1", "g-2", "g-3", "g-4")
 
 
-def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_path: Path, open_page: Any) -> None:
-    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_placement_plugin_keeps_the_gang_in_one_rack(
+    kplugin: Kplugin, tmp_path: Path, version: str, open_page: Any
+) -> None:
+    project = example_at(kplugin, "rack-gang", tmp_path, version, PINNED)
     run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--json")
     assert run.code == 0, run.stderr[-3000:]
     said = [line for line in run.stderr.splitlines() if "kube-apiserver runs with" in line]
@@ -30,7 +41,7 @@ def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_pat
     assert len(said) == 1 and f"kube-scheduler with {gates}" in said[0], run.stderr
     assert "--runtime-config=scheduling.k8s.io/v1beta1=true" in said[0]
     result = json.loads(run.stdout)
-    assert result["ok"], result
+    assert result["ok"] and result["kubernetes"] == version, result
     placed = {p["pod"]: p["node"] for p in result["pods"]}
     assert {placed[pod] for pod in GANG} <= {"a-1", "a-2"}, placed
 
@@ -60,18 +71,21 @@ def test_a_placement_plugin_keeps_the_gang_in_one_rack(kplugin: Kplugin, tmp_pat
     page.screenshot(path=str(tmp_path / "whatif.png"), full_page=True)
 
 
-def test_the_placement_taken_and_each_placements_scores(kplugin: Kplugin, tmp_path: Path, open_page: Any) -> None:
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_placement_taken_and_each_placements_scores(
+    kplugin: Kplugin, tmp_path: Path, version: str, open_page: Any
+) -> None:
     """Both racks take the gang: the scheduler tries both placements RackGang generates and
     takes the best total; RackGang's PlacementScore (MaxScore over the nodes used) is what
     tips it to rack-b, one node. e2e reads the placements and their scores per plugin from
     the scheduler's log and shows them in --json, the text and the report."""
-    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+    project = example_at(kplugin, "rack-gang", tmp_path, version, PINNED)
     html = tmp_path / "pack.html"
     run = kplugin("e2e", str(project), "--scenario", str(REPO / "examples" / "rack-gang-pack-scenario.yaml"), "--json",
                   "--report", str(html))  # fmt: skip
     assert run.code == 0, run.stderr[-3000:]
     result = json.loads(run.stdout)
-    assert result["ok"], result
+    assert result["ok"] and result["kubernetes"] == version, result
     (group,) = result["groups"]
     assert group["placement"] == "rack-b" and group["placementsTried"] == ["rack-a", "rack-b"], group
     scores = {s["placement"]: s for s in group["placementScores"]}
@@ -86,11 +100,14 @@ def test_the_placement_taken_and_each_placements_scores(kplugin: Kplugin, tmp_pa
     assert row[-1].startswith("rack-b (scores: rack-b "), row
 
 
-def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugin: Kplugin, tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(
+    kplugin: Kplugin, tmp_path: Path, version: str
+) -> None:
     """All or nothing, in the real scheduler's GangScheduling: three of the four pods would
     fit, none is bound; without the step the four stay pending, with it (a node added to
     rack-a) all four are bound in rack-a."""
-    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+    project = example_at(kplugin, "rack-gang", tmp_path, version, PINNED)
     grow = REPO / "examples" / "rack-gang-grow-scenario.yaml"
     stuck = tmp_path / "stuck.yaml"
     stuck.write_text(grow.read_text().split("\nsteps:\n")[0] + "\n")  # the same, without the step
@@ -108,6 +125,7 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(kplugi
         -3000:
     ]
     result = json.loads(run.stdout)
+    assert result["kubernetes"] == version, result
     pods = {p["pod"]: p for p in result["pods"]}
     assert {name: pods[name]["node"] for name in GANG} == dict.fromkeys(GANG), pods
     (group,) = result["groups"]
@@ -143,7 +161,7 @@ def test_on_an_existing_cluster_the_scheduler_gets_the_gates_and_the_cluster_mus
     from kplugin.kube.controlplane import ControlPlane, apiserver_binary
     from kplugin.model.project import load
 
-    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+    project = example_at(kplugin, "rack-gang", tmp_path, PINNED, PINNED)
     loaded = load(project)
     apiserver = apiserver_binary(loaded, lambda _: None)
     gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
@@ -173,14 +191,15 @@ def test_on_an_existing_cluster_the_scheduler_gets_the_gates_and_the_cluster_mus
         assert "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize("version", VERSIONS)
 def test_a_high_priority_gang_preempts_its_way_in_through_the_pod_group_post_filter_chain(
-    kplugin: Kplugin, tmp_path: Path
+    kplugin: Kplugin, tmp_path: Path, version: str
 ) -> None:
-    """The pod group's PodGroupPostFilter chain in the real 1.37 scheduler, when it finds
+    """The pod group's PodGroupPostFilter chain in the real scheduler, when it finds
     victims: the project's RackGang runs first and says why the group waits, then the
     in-tree DefaultPreemption (the configuration keeps it last) evicts the low-priority
     pods of one rack and nominates its nodes, and the gang is bound there, all four."""
-    project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+    project = example_at(kplugin, "rack-gang", tmp_path, version, PINNED)
     preempt = REPO / "examples" / "rack-gang-preempt-scenario.yaml"
     run = kplugin("e2e", str(project), "--scenario", str(preempt), "--json", "--keep", "--scheduler-v", "4")
     assert run.code == 0, run.stderr[-3000:]
@@ -192,7 +211,9 @@ def test_a_high_priority_gang_preempts_its_way_in_through_the_pod_group_post_fil
     evicted = [i for i, line in enumerate(lines) if "Preemptor Pod preempted victim Pod" in line]
     assert ours and evicted and ours[0] < evicted[0], log[-3000:]
     result = json.loads(run.stdout)
-    assert result["ok"], result  # the scenario's expect: the gang in rack-a, its two pods preempted
+    assert result["ok"] and result["kubernetes"] == version, (
+        result
+    )  # the scenario's expect: the gang in rack-a, its two pods preempted
     pods = {p["pod"]: p for p in result["pods"]}
     assert {pods[name]["node"] for name in GANG} == {"a-1", "a-2"}, pods
     assert pods["low-b1"]["node"] == "b-1", pods
@@ -219,7 +240,7 @@ def test_a_coscheduling_style_gang_and_a_native_gang_in_one_replay(
     of three pods each, no pod of either gang binds; the default profile, without
     PermitGang, binds the CRD gang's pods one by one. The step adds each gang's third pod:
     all six bind. Its Go tests hold pods at Permit in the real framework types."""
-    project = example_at(kplugin, "permit-gang", tmp_path, "1.37.2", "1.37.2")
+    project = example_at(kplugin, "permit-gang", tmp_path, PINNED, PINNED)
     for command in (["vet", "./..."], ["test", "-count=1", "./pkg/..."]):
         done = subprocess.run(["go", *command], cwd=project, env=go_env, capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
