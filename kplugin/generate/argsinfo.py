@@ -19,7 +19,6 @@ used as written, and the caller is told why they were not checked.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -159,10 +158,13 @@ def _binary(project: Project, progress: Progress) -> Iterator[Path]:
             yield _compile(root, program, Path(own) / "argsinfo", progress)
         return
     binary = home / key[:40] / "argsinfo"
-    if binary.is_file():
-        _used(binary.parent)
-    else:
-        _prune(home)
+    # one run at a time finds a build and marks it used, or prunes: a run never prunes
+    # the build another has just found (the build itself runs outside the lock)
+    with cache.exclusive(home):
+        found = binary.is_file() and _used(binary.parent)
+        if not found:
+            _prune(home)
+    if not found:
         _compile(root, program, binary, progress)
     yield binary
 
@@ -206,10 +208,14 @@ def _compile(root: Path, program: bytes, binary: Path, progress: Progress) -> Pa
 _IN_USE_SECONDS = 15 * 60
 
 
-def _used(build: Path) -> None:
-    """Mark a cached build as just used (its folder's time), so pruning goes by last use."""
-    with contextlib.suppress(OSError):  # an optimization: a build pruned meanwhile is rebuilt next time
+def _used(build: Path) -> bool:
+    """Mark a cached build as just used (its folder's time), so pruning goes by last use;
+    False when it is gone."""
+    try:
         os.utime(build)
+    except OSError:
+        return False
+    return True
 
 
 def _prune(base: Path, keep: int = 6) -> None:
@@ -217,12 +223,16 @@ def _prune(base: Path, keep: int = 6) -> None:
     for a new one beside the ``keep - 1`` used last, and any used in the last minutes."""
     now = time.time()
     used: list[tuple[float, Path]] = []
-    for build in base.iterdir():
+    try:
+        builds = list(base.iterdir())
+    except OSError:
+        return  # the cache itself is gone: nothing to prune
+    for build in builds:
         try:
             if build.is_dir():
                 used.append((build.stat().st_mtime, build))
         except OSError:
-            continue  # pruned by another run meanwhile
+            continue  # removed meanwhile (by hand: runs prune one at a time)
     used.sort(reverse=True)
     for last_use, build in used[keep - 1 :]:
         if now - last_use > _IN_USE_SECONDS:

@@ -78,3 +78,9 @@ def test_a_build_found_in_the_cache_counts_as_used(
     argsinfo._prune(home / "argsinfo", keep=6)
     assert first.is_file()
     assert [b.is_dir() for b in others] == [True] * 4 + [False] * 2
+
+
+def test_a_build_gone_is_not_found_and_a_cache_gone_prunes_nothing(tmp_path: Path) -> None:
+    """A build removed by hand between listing and use is built again, not run."""
+    assert argsinfo._used(tmp_path / "gone") is False
+    argsinfo._prune(tmp_path / "no-cache")  # no error
