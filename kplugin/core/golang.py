@@ -33,16 +33,17 @@ def _silent(_: str) -> None:
     return None
 
 
-# Where kplugin says that it runs another Go than the machine's (one line; the CLI prints it).
-announce: Callable[[str], None] = _silent
+# Where kplugin says that it runs another Go than the machine's (one line; the CLI installs
+# its printer per command with announce_with), and what it has said since
+_announce: Callable[[str], None] = _silent
 _announced: set[str] = set()
 
 
 def announce_with(say: Callable[[str], None]) -> None:
     """Say from now on, through ``say``, which Go kplugin runs where it is not the machine's:
     once per toolchain and command (each command installs its own)."""
-    global announce
-    announce = say
+    global _announce
+    _announce = say
     _announced.clear()
 
 
@@ -117,7 +118,7 @@ def _announce_once(toolchain: str, needed: str, local: str) -> None:
     line = f"Go {needed} needed, this machine has {local}: using {toolchain} (GOTOOLCHAIN; fetched once)"
     if line not in _announced:
         _announced.add(line)
-        announce(line)
+        _announce(line)
 
 
 def mod_tidy(project: Path) -> list[str]:

@@ -36,7 +36,8 @@ def test_the_machines_go_when_it_is_new_enough(tmp_path: Path) -> None:
 
 def test_the_named_toolchain_when_the_machines_go_is_older(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     said: list[str] = []
-    monkeypatch.setattr(golang, "announce", golang.announce)  # restored after the test
+    monkeypatch.setattr(golang, "_announce", golang._announce)  # both restored after the test
+    monkeypatch.setattr(golang, "_announced", set())
     golang.announce_with(said.append)
     needed = newer_than_local()
     env = golang.toolchain_env(module(tmp_path, f"go {needed}\n\ntoolchain go{needed[:-2]}.3\n"))
