@@ -247,7 +247,7 @@ def test_a_gang_workload_measures_pods_and_groups_per_second(
     if shape == "sample":
         project, workload, groups, plugin = sample(NEWEST), ["--workload", "gang", "--nodes", "50"], 200, "Gpu"
     else:
-        project = example_at(kplugin, "rack-gang", tmp_path, "1.37.2", "1.37.2")
+        project = example_at(kplugin, "rack-gang", tmp_path)
         files = tmp_path / "workload"
         files.mkdir()
         (files / "gangs.yaml").write_text(RACK_GANGS)

@@ -25,7 +25,7 @@ RESOURCE = "quotas.v1alpha1.quota.example.com"
 
 
 def team_quota(kplugin: Kplugin, tmp_path: Path, version: str) -> Path:
-    return example_at(kplugin, "team-quota", tmp_path, version, OLDEST)
+    return example_at(kplugin, "team-quota", tmp_path, version)
 
 
 def without_steps(tmp_path: Path) -> Path:

@@ -302,7 +302,7 @@ WEIGHTED_SCENARIO = EXAMPLES / "weighted-fit-scenario.yaml"
 
 
 def weighted_fit(kplugin: Kplugin, tmp_path: Path, version: str) -> Path:
-    return example_at(kplugin, "weighted-fit", tmp_path, version, OLDEST)
+    return example_at(kplugin, "weighted-fit", tmp_path, version)
 
 
 @pytest.mark.parametrize("version", [OLDEST, NEWEST])

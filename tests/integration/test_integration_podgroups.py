@@ -14,16 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, Kplugin, example_at
-
-from kplugin.model.versions import supported_releases
+from support import REPO, Kplugin, example_at, example_pin, prereleases
 
 pytestmark = pytest.mark.integration
 
-PINNED = "1.37.2"
-# the example at its pin and at each pre-release: 1.38 changed the types of a pod group's
-# points (GenericPodGroup), which the example's layer maps
-VERSIONS = [PINNED, *(str(r.newest) for r in supported_releases() if not r.released)]
+# the example at its pin (1.37) and at each pre-release: 1.38 changed the types of a pod
+# group's points (GenericPodGroup), which the example's layer maps
+VERSIONS = [example_pin("rack-gang"), *prereleases()]
 
 SCENARIO = REPO / "examples" / "rack-gang-scenario.yaml"
 GANG = ("g-1", "g-2", "g-3", "g-4")
@@ -33,7 +30,7 @@ GANG = ("g-1", "g-2", "g-3", "g-4")
 def test_a_placement_plugin_keeps_the_gang_in_one_rack(
     kplugin: Kplugin, tmp_path: Path, version: str, open_page: Any
 ) -> None:
-    project = example_at(kplugin, "rack-gang", tmp_path, version, PINNED)
+    project = example_at(kplugin, "rack-gang", tmp_path, version)
     run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--json")
     assert run.code == 0, run.stderr[-3000:]
     said = [line for line in run.stderr.splitlines() if "kube-apiserver runs with" in line]
@@ -79,7 +76,7 @@ def test_the_placement_taken_and_each_placements_scores(
     takes the best total; RackGang's PlacementScore (MaxScore over the nodes used) is what
     tips it to rack-b, one node. e2e reads the placements and their scores per plugin from
     the scheduler's log and shows them in --json, the text and the report."""
-    project = example_at(kplugin, "rack-gang", tmp_path, version, PINNED)
+    project = example_at(kplugin, "rack-gang", tmp_path, version)
     html = tmp_path / "pack.html"
     run = kplugin("e2e", str(project), "--scenario", str(REPO / "examples" / "rack-gang-pack-scenario.yaml"), "--json",
                   "--report", str(html))  # fmt: skip
@@ -107,7 +104,7 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(
     """All or nothing, in the real scheduler's GangScheduling: three of the four pods would
     fit, none is bound; without the step the four stay pending, with it (a node added to
     rack-a) all four are bound in rack-a."""
-    project = example_at(kplugin, "rack-gang", tmp_path, version, PINNED)
+    project = example_at(kplugin, "rack-gang", tmp_path, version)
     grow = REPO / "examples" / "rack-gang-grow-scenario.yaml"
     stuck = tmp_path / "stuck.yaml"
     stuck.write_text(grow.read_text().split("\nsteps:\n")[0] + "\n")  # the same, without the step
@@ -161,7 +158,7 @@ def test_on_an_existing_cluster_the_scheduler_gets_the_gates_and_the_cluster_mus
     from kplugin.kube.controlplane import ControlPlane, apiserver_binary
     from kplugin.model.project import load
 
-    project = example_at(kplugin, "rack-gang", tmp_path, PINNED, PINNED)
+    project = example_at(kplugin, "rack-gang", tmp_path)
     loaded = load(project)
     apiserver = apiserver_binary(loaded, lambda _: None)
     gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
@@ -199,7 +196,7 @@ def test_a_high_priority_gang_preempts_its_way_in_through_the_pod_group_post_fil
     victims: the project's RackGang runs first and says why the group waits, then the
     in-tree DefaultPreemption (the configuration keeps it last) evicts the low-priority
     pods of one rack and nominates its nodes, and the gang is bound there, all four."""
-    project = example_at(kplugin, "rack-gang", tmp_path, version, PINNED)
+    project = example_at(kplugin, "rack-gang", tmp_path, version)
     preempt = REPO / "examples" / "rack-gang-preempt-scenario.yaml"
     run = kplugin("e2e", str(project), "--scenario", str(preempt), "--json", "--keep", "--scheduler-v", "4")
     assert run.code == 0, run.stderr[-3000:]
@@ -211,9 +208,8 @@ def test_a_high_priority_gang_preempts_its_way_in_through_the_pod_group_post_fil
     evicted = [i for i, line in enumerate(lines) if "Preemptor Pod preempted victim Pod" in line]
     assert ours and evicted and ours[0] < evicted[0], log[-3000:]
     result = json.loads(run.stdout)
-    assert result["ok"] and result["kubernetes"] == version, (
-        result
-    )  # the scenario's expect: the gang in rack-a, its two pods preempted
+    assert result["kubernetes"] == version, result
+    assert result["ok"], result  # the scenario's expect: the gang in rack-a, its two pods preempted
     pods = {p["pod"]: p for p in result["pods"]}
     assert {pods[name]["node"] for name in GANG} == {"a-1", "a-2"}, pods
     assert pods["low-b1"]["node"] == "b-1", pods
@@ -240,7 +236,7 @@ def test_a_coscheduling_style_gang_and_a_native_gang_in_one_replay(
     of three pods each, no pod of either gang binds; the default profile, without
     PermitGang, binds the CRD gang's pods one by one. The step adds each gang's third pod:
     all six bind. Its Go tests hold pods at Permit in the real framework types."""
-    project = example_at(kplugin, "permit-gang", tmp_path, PINNED, PINNED)
+    project = example_at(kplugin, "permit-gang", tmp_path)
     for command in (["vet", "./..."], ["test", "-count=1", "./pkg/..."]):
         done = subprocess.run(["go", *command], cwd=project, env=go_env, capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

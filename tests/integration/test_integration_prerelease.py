@@ -16,24 +16,27 @@ import pytest
 from support import Kplugin, every_point
 
 from kplugin.core import golang
-from kplugin.model.versions import supported_releases
+from kplugin.model.versions import MinorRelease, supported_releases
 
 pytestmark = pytest.mark.integration
 
-EARLY = next(r for r in supported_releases() if not r.released)
-BETA = str(EARLY.newest)
+# each pre-release in the catalog (none between a minor's release and the next one's first
+# pre-release: then there is nothing to build here)
+EARLY = [r for r in supported_releases() if not r.released]
 
 
+@pytest.mark.parametrize("early", EARLY, ids=[str(r.newest) for r in EARLY])
 def test_the_prerelease_builds_with_its_toolchain_and_its_scheduler_takes_the_config(
-    kplugin: Kplugin, tmp_path: Path, go_env: dict[str, str]
+    kplugin: Kplugin, tmp_path: Path, go_env: dict[str, str], early: MinorRelease
 ) -> None:
+    beta = str(early.newest)
     # with a pod group's points too, whose types 1.38 changed (GenericPodGroup)
-    run = kplugin("new", "early", "--k8s", BETA, "--extension-points", every_point(BETA), "-o", str(tmp_path))
+    run = kplugin("new", "early", "--k8s", beta, "--extension-points", every_point(beta), "-o", str(tmp_path))
     assert run.code == 0, run.stderr
     local = golang.local_go()
     assert local is not None
-    older = tuple(int(x) for x in local.split(".")[:2]) < (1, 27)
-    selected = f"using {EARLY.toolchain} (GOTOOLCHAIN; fetched once)"
+    older = tuple(int(x) for x in local.split(".")[:2]) < tuple(int(x) for x in early.go_directive.split(".")[:2])
+    selected = f"using {early.toolchain} (GOTOOLCHAIN; fetched once)"
     assert (selected in run.stderr) == older, run.stderr
     project = tmp_path / "early"
     assert (project / "go.sum").is_file()
@@ -41,7 +44,7 @@ def test_the_prerelease_builds_with_its_toolchain_and_its_scheduler_takes_the_co
     run = kplugin("build", str(project), "--builder", "local", "--json")
     assert run.code == 0, run.stderr
     (binary,) = json.loads(run.stdout)["binaries"]
-    assert binary["version"] == f"Kubernetes v{BETA}" and binary["static"]
+    assert binary["version"] == f"Kubernetes v{beta}" and binary["static"]
 
     run = kplugin("render-config", str(project), "--validate")
     assert run.code == 0, run.stderr
@@ -57,4 +60,4 @@ def test_the_prerelease_builds_with_its_toolchain_and_its_scheduler_takes_the_co
     assert "func TestGeneratePlacements(" in tests and "func TestScorePlacement(" in tests
     version = subprocess.run(["make", "-s", "-f", "-", "v"], cwd=project, env=go_env, capture_output=True, text=True,
                              input="include Makefile\nv:\n\t@$(GO) env GOVERSION\n", check=False)  # fmt: skip
-    assert version.stdout.strip() == (EARLY.toolchain if older else f"go{golang.local_go()}"), version.stderr
+    assert version.stdout.strip() == (early.toolchain if older else f"go{golang.local_go()}"), version.stderr

@@ -34,17 +34,32 @@ class Run:
 Kplugin = Callable[..., Run]  # the kplugin fixture: runs the CLI in-process
 
 
-def example_at(kplugin: Kplugin, name: str, parent: Path, version: str, pinned: str = "1.28.3") -> Path:
-    """A copy of examples/NAME in ``parent``, moved from its pin to ``version`` with
-    kplugin upgrade."""
+def example_pin(name: str) -> str:
+    """The Kubernetes version examples/NAME is pinned to (its kplugin.yaml)."""
+    from ruamel.yaml import YAML
+
+    return str(YAML(typ="safe").load((REPO / "examples" / name / "kplugin.yaml").read_text())["kubernetes"])
+
+
+def example_at(kplugin: Kplugin, name: str, parent: Path, version: str | None = None) -> Path:
+    """A copy of examples/NAME in ``parent``, moved from its pin to ``version`` (when
+    given and another) with kplugin upgrade."""
     import shutil
 
     project = parent / name
     shutil.copytree(REPO / "examples" / name, project)
-    if version != pinned:
+    if version is not None and version != example_pin(name):
         run = kplugin("upgrade", str(project), "--k8s", version)
         assert run.code == 0, run.stderr
     return project
+
+
+def prereleases() -> list[str]:
+    """The catalog's pre-releases (the newest of each minor without a release), as
+    --k8s takes them; none between a minor's release and the next one's first pre-release."""
+    from kplugin.model.versions import supported_releases
+
+    return [str(r.newest) for r in supported_releases() if not r.released]
 
 
 def tree(root: Path) -> dict[str, bytes]:
