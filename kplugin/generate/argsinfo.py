@@ -159,8 +159,9 @@ def _binary(project: Project, progress: Progress) -> Iterator[Path]:
         return
     binary = home / key[:40] / "argsinfo"
     # one run at a time finds a build and marks it used, or prunes: a run never prunes
-    # the build another has just found (the build itself runs outside the lock)
-    with cache.exclusive(home):
+    # the build another has just found (the build itself runs outside the lock, whose
+    # file is in the cache's own folder, the one known to be writable)
+    with cache.exclusive(home / "builds"):
         found = binary.is_file() and _used(binary.parent)
         if not found:
             _prune(home)

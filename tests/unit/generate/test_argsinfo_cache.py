@@ -75,6 +75,10 @@ def test_a_build_found_in_the_cache_counts_as_used(
     with argsinfo._binary(project, lambda _: None) as second:
         assert second == first
     assert compiled == [first]  # found, not built again
+    # the lock that finding and pruning share is in argsinfo's folder (the one checked
+    # writable), not beside it
+    assert [p.name for p in home.iterdir()] == ["argsinfo"]
+    assert (home / "argsinfo" / ".builds.lock").is_file()
     argsinfo._prune(home / "argsinfo", keep=6)
     assert first.is_file()
     assert [b.is_dir() for b in others] == [True] * 4 + [False] * 2
