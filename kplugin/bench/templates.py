@@ -7,7 +7,6 @@ Built-in workloads' templates are package data.
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -18,17 +17,9 @@ from kplugin.bench import gotemplate
 from kplugin.bench.gotemplate import ObjectTemplate
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import UsageError
+from kplugin.kube.kinds import KIND_NAME, is_api_version
 
 POD_GROUP_API = "scheduling.k8s.io"
-# what a refusal quotes of a template's kind and apiVersion: only values of their shape, as
-# a workload may name any file and a value of another shape may be anything it holds
-_KIND = re.compile(r"[A-Z][A-Za-z0-9]{0,62}")
-_API_VERSION = re.compile(r"([a-z0-9][a-z0-9.-]{0,252}/)?v[0-9]+((alpha|beta)[0-9]+)?")
-
-
-def _shaped(pattern: re.Pattern[str], value: Any) -> bool:
-    return isinstance(value, str) and pattern.fullmatch(value) is not None
-
 
 DEFAULT_NODE: dict[str, Any] = {
     # scheduler_perf's node when a createNodes op names no template (every minor)
@@ -114,7 +105,11 @@ class TemplateFiles:
             )
         found = document.get("kind")
         if found not in kinds:
-            shown = found if _shaped(_KIND, found) else "document without a Kubernetes kind"
+            # a refusal quotes a kind and an apiVersion only when they have the shape of one:
+            # a workload may name any file, and a value of another shape may hold anything
+            shown = (
+                found if isinstance(found, str) and KIND_NAME.fullmatch(found) else "document without a Kubernetes kind"
+            )
             raise self.fail(where, f"template {path_value} is a {shown}; expected {' or '.join(kinds)}")
         api_version = document.get("apiVersion", "v1")
         if found == "PodGroup":
@@ -122,7 +117,7 @@ class TemplateFiles:
         else:
             expected, fits = "v1", api_version == "v1"
         if not fits:
-            shown = repr(api_version) if _shaped(_API_VERSION, api_version) else "that is no API version"
+            shown = repr(api_version) if is_api_version(api_version) else "that is no API version"
             raise self.fail(where, f"template {path_value}: apiVersion {shown}; expected {expected}")
         metadata = document.get("metadata") or {}
         if not isinstance(metadata, dict):

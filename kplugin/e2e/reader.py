@@ -259,8 +259,7 @@ class Reader:
         """An object of a kind kplugin has no row for: every top-level field kept as
         given (its plural and scope come from its CRD or from discovery)."""
         api_version = entry.get("apiVersion")
-        group, _, version = api_version.rpartition("/") if isinstance(api_version, str) else ("", "", "")
-        if not kinds.VERSION_NAME.fullmatch(version) or (group and names.dns1123_subdomain_problem(group)):
+        if not kinds.is_api_version(api_version):
             raise self.fail(
                 f"{where} ({kind}).apiVersion",
                 f"{schema.shown(api_version)} is not an API group and version (e.g. scheduling.example.com/v1alpha1)",

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kplugin.core import names
+
 
 @dataclass(frozen=True)
 class KindInfo:
@@ -95,6 +97,15 @@ VERSION_NAME = re.compile(r"v[1-9][0-9]*(?:(?:alpha|beta)[1-9][0-9]*)?")
 # what a CRD's plural and group may be (a DNS label; a DNS subdomain with a dot): they go into URLs
 PLURAL_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", re.ASCII)
 _GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+", re.ASCII)
+
+
+def is_api_version(value: object) -> bool:
+    """Whether ``value`` has the shape of an apiVersion: VERSION, or GROUP/VERSION with
+    a DNS subdomain for the group."""
+    if not isinstance(value, str):
+        return False
+    group, _, version = value.rpartition("/")
+    return VERSION_NAME.fullmatch(version) is not None and (not group or names.dns1123_subdomain_problem(group) is None)
 
 
 def gated(api_version: object, kind: object) -> KindInfo | None:
