@@ -121,6 +121,9 @@ class ApiFacts(NamedTuple):
     sign_pod: bool
     # the pod-group cycle's API: PlacementGenerate and PlacementScore (1.36 on)
     pod_groups: PodGroups
+    # gang scheduling has a gate of its own, GangScheduling (1.35-1.36, off by default);
+    # from 1.37 GenericWorkload turns it on
+    gang_gate: bool
 
     @classmethod
     def from_catalog(cls, entry: dict[str, Any]) -> ApiFacts:

@@ -16,7 +16,7 @@ from typing import Any
 
 from kplugin.core import yamlio
 from kplugin.model.apifacts import SCHEDULING_GROUP, ApiFacts, pod_group_api
-from kplugin.model.points import GENERIC_WORKLOAD
+from kplugin.model.points import GENERIC_WORKLOAD, minor_gates
 from kplugin.model.schedconfig import LEASE_NAMESPACE, SchedulerConfig
 
 NAMESPACE = LEASE_NAMESPACE
@@ -138,6 +138,8 @@ class GateFlags:
 
     @classmethod
     def of(cls, gates: tuple[str, ...], facts: ApiFacts) -> GateFlags:
+        """The flags for ``gates`` as the minor of ``facts`` needs them (minor_gates)."""
+        gates = minor_gates(gates, facts.gang_gate)
         return cls(tuple(apiserver_gate_args(gates, facts)), tuple(gate_args(gates)), tuple(gate_served(gates, facts)))
 
 

@@ -128,6 +128,9 @@ _STUBS = ("stub_go", "stub_test_go")
 # in pkg/scheduler of 1.36 to 1.38; both gates off by default there).
 GENERIC_WORKLOAD = "GenericWorkload"  # the PodGroup API and the pod-group cycle
 GATES_PLACEMENT = (GENERIC_WORKLOAD, "TopologyAwareWorkloadScheduling")
+# gang scheduling's own gate in the minors that have one (ApiFacts.gang_gate: 1.35-1.36);
+# from 1.37 GenericWorkload alone adds the in-tree GangScheduling plugin
+GANG_SCHEDULING = "GangScheduling"
 _OWN = ("plugin_go", "plugin_test_go")
 
 _E = ExtensionPoint
@@ -405,3 +408,12 @@ def template_flags() -> dict[str, bool]:
 def gates(chosen: tuple[ExtensionPoint, ...]) -> tuple[str, ...]:
     """The feature gates the scheduler needs on for plugins at these points, sorted."""
     return tuple(sorted({gate for p in chosen for gate in POINTS[p].gates}))
+
+
+def minor_gates(gates: tuple[str, ...], gang_gate: bool) -> tuple[str, ...]:
+    """The gates as a minor needs them, sorted: where gang scheduling has a gate of its own
+    (``gang_gate``), GenericWorkload brings it, so that a PodGroup's gang policy holds its
+    pods as it does from 1.37 (without it a 1.36 scheduler places a gang's pods as they
+    come, a group of whichever are queued)."""
+    extra = {GANG_SCHEDULING} if gang_gate and GENERIC_WORKLOAD in gates else set()
+    return tuple(sorted({*gates, *extra}))

@@ -312,8 +312,9 @@ class ProjectSpec:
 
     @property
     def gates(self) -> tuple[str, ...]:
-        """The feature gates the scheduler needs for the plugins' points (a pod group's)."""
-        return gates_of(self.plugins)
+        """The feature gates the scheduler needs for the plugins' points (a pod group's),
+        as the target minor needs them."""
+        return points.minor_gates(gates_of(self.plugins), self.target.facts.gang_gate)
 
     def tool_versions(self) -> dict[str, str]:
         """The generators' versions (the Makefile's defaults)."""

@@ -209,6 +209,39 @@ def test_doctor_finds_the_gate_off_and_a_zero_placement_weight(kplugin: Kplugin,
     assert "Racks: weight 0" in str(zero["what"])
 
 
+def test_gang_scheduling_comes_with_generic_workload_where_it_has_a_gate_of_its_own(
+    kplugin: Kplugin, tmp_path: Path
+) -> None:
+    """1.36 keeps gang scheduling behind its own gate, GangScheduling (alpha, off; 1.37
+    removed it and GenericWorkload adds the plugin): at 1.36 the Deployment, e2e's
+    control plane and scheduler get it wherever GenericWorkload is on, and a pod group of
+    the scenario alone brings it too; at 1.37 it is never named (its binaries refuse an
+    unknown gate)."""
+    from kplugin.e2e import run
+    from kplugin.e2e.scenario import load_scenario
+    from kplugin.model.project import load
+
+    both = "GangScheduling=true,GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+    for version, gates in (("1.36", both), ("1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true")):
+        project = load(new(kplugin, tmp_path / version, "racks", version, "--extension-points", POINTS))
+        deployment = (project.root / "deploy/deployment.yaml").read_text()
+        assert f"- --feature-gates={gates}\n" in deployment, deployment
+        assert project.gate_flags.scheduler == (f"--feature-gates={gates}",)
+    (tmp_path / "grouped.yaml").write_text(
+        "nodes: [{name: n1}]\n"
+        "objects:\n"
+        "- {apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {name: g},\n"
+        "   spec: {schedulingPolicy: {gang: {minCount: 1}}}}\n"
+        "pods: [{name: p, schedulingGroup: {podGroupName: g}}]\n"
+    )
+    grouped = load_scenario(tmp_path / "grouped.yaml")
+    plain = load(new(kplugin, tmp_path / "plain", "plain", "1.36"))
+    inputs = run.Inputs(project=plain, scenario=grouped, config=None, rbac=None, notices=())  # type: ignore[arg-type]
+    flags = run.gate_flags(inputs)
+    assert flags.scheduler == ("--feature-gates=GangScheduling=true,GenericWorkload=true",)
+    assert flags.apiserver == (*flags.scheduler, "--runtime-config=scheduling.k8s.io/v1alpha2=true")
+
+
 def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugin, tmp_path: Path) -> None:
     from kplugin.e2e import run
     from kplugin.model import manifests, versions
