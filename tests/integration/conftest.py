@@ -4,9 +4,10 @@ once per run, before any of them builds it.
 Two pytest-xdist workers that build the same version at once would each compile all of
 Kubernetes (Go's build cache shares a package only once one build has finished it): on
 a cold cache that is minutes of both cores spent twice. So the first integration test on
-each worker compiles the packages every build of a version shares (kube-scheduler's and
-kube-apiserver's app packages, with the flags kplugin builds with: CGO_ENABLED=0,
--trimpath), under a lock the workers share (a worker that comes second finds it done):
+each worker compiles the packages every build of a version shares (kube-scheduler's app
+package, and kube-apiserver's where a test replays on a control plane of that version,
+with the flags kplugin builds with: CGO_ENABLED=0, -trimpath), under a lock the workers
+share (a worker that comes second finds it done):
 first every version's modules are downloaded at once, then the versions are compiled one
 at a time, the pre-release with the Go its go.mod names. Warm, this is a few seconds of
 cache hits."""
@@ -26,15 +27,23 @@ import pytest
 from support import prereleases, run_directory
 
 from kplugin.core import cache, golang
+from kplugin.model.points import ExtensionPoint
 from kplugin.model.versions import newest_release
 
-# The versions the integration suites build: the oldest pin, the minor of the
-# kube-scheduler/framework split (compat, hints), the newest.
-BUILT = ("1.28.3", "1.34", newest_release().key)
+SCHEDULER = "k8s.io/kubernetes/cmd/kube-scheduler/app"
+APISERVER = "k8s.io/kubernetes/cmd/kube-apiserver/app"  # e2e's control plane (about 200 CPU-s cold)
+# The versions the integration suites build, and what of Kubernetes each needs compiled
+# (a kube-apiserver only where a test replays on a control plane of that version).
+BUILT = {
+    "1.28.3": (SCHEDULER, APISERVER),  # the oldest pin
+    "1.34": (SCHEDULER,),  # the kube-scheduler/framework split's first minor (compat): no replay
+    str(ExtensionPoint.PLACEMENT_GENERATE.row.first): (SCHEDULER, APISERVER),  # the oldest with placements; hints
+    newest_release().key: (SCHEDULER, APISERVER),
+}
 # compiled with them (modules, its Go toolchain, its scheduler and kube-apiserver): its own
 # test builds it, the pod-group tests replay on it. A pre-release that does not compile
 # fails the compile phase, so every integration test of the run fails with its error.
-PRERELEASES = tuple(prereleases())
+PRERELEASES = dict.fromkeys(prereleases(), (SCHEDULER, APISERVER))
 # The integration files that take longest on a cold cache, longest first: `make test` hands
 # the workers whole files in collection order, so these start first and the short
 # files fill in around them, instead of one long file running alone at the end.
@@ -46,7 +55,6 @@ LONGEST_FIRST = (
     "test_integration_args.py",
     "test_integration_api.py",
 )
-APP_PACKAGES = ("k8s.io/kubernetes/cmd/kube-scheduler/app", "k8s.io/kubernetes/cmd/kube-apiserver/app")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -77,11 +85,12 @@ def _compile_all(base: Path) -> None:
             return
         # the versions' modules are downloaded at once (the network's time, not the CPU's),
         # then each version is compiled with both cores
-        with ThreadPoolExecutor(len(BUILT) + len(PRERELEASES)) as pool:
-            projects = list(pool.map(lambda version: _generate(version, base), BUILT + PRERELEASES))
-        for project in projects:  # a pre-release with the Go its go.mod names (build_env)
-            _run(
-                ["go", "build", "-trimpath", *APP_PACKAGES],
+        compiled = {**BUILT, **PRERELEASES}
+        with ThreadPoolExecutor(len(compiled)) as pool:
+            projects = list(pool.map(lambda version: _generate(version, base), compiled))
+        for project, packages in zip(projects, compiled.values(), strict=True):
+            _run(  # a pre-release with the Go its go.mod names (build_env)
+                ["go", "build", "-trimpath", *packages],
                 {**os.environ, "CI": "true", "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod", **golang.build_env(project)},
                 project,
             )

@@ -1,7 +1,8 @@
 """A pod group's extension points in the real scheduler (issue 23): examples/rack-gang at
 1.37 and at the pre-release in the catalog (its scheduler and kube-apiserver built with the
-Go it needs), replayed on a control plane that kplugin e2e starts with the gates its points
-need (GenericWorkload, TopologyAwareWorkloadScheduling) and the API version that serves
+Go it needs), and its placement points at 1.36, the oldest minor that has them, replayed
+on a control plane that kplugin e2e starts with the gates its points need
+(GenericWorkload, TopologyAwareWorkloadScheduling) and the API version that serves
 PodGroups. The plugin's GeneratePlacements keeps the gang in one rack; the default
 profile spreads it over both."""
 
@@ -16,34 +17,82 @@ from typing import Any
 import pytest
 from support import REPO, Kplugin, example_at, example_pin, prereleases
 
+from kplugin.model.points import ExtensionPoint
+from kplugin.model.versions import resolve
+
 pytestmark = pytest.mark.integration
 
 # the example at its pin (1.37) and at each pre-release: 1.38 changed the types of a pod
 # group's points (GenericPodGroup), which the example's layer maps
 VERSIONS = [example_pin("rack-gang"), *prereleases()]
+# the oldest minor with the placement points (1.36) differs from 1.37: ScorePlacement gets
+# the group's cycle state there (no PlacementCycleState yet), PodGroups are served as
+# scheduling.k8s.io/v1alpha2, and there is no PodGroupPostFilter
+PLACEMENT_FIRST = str(resolve(str(ExtensionPoint.PLACEMENT_GENERATE.row.first)).version)  # its newest patch
+PLACEMENTS = [PLACEMENT_FIRST, *VERSIONS]
+SERVED = {PLACEMENT_FIRST: "scheduling.k8s.io/v1alpha2"}  # the pod-group API of a minor; v1beta1 from 1.37
+# the gates e2e turns on for the example's points and pod groups: 1.36 has gang scheduling
+# behind a gate of its own (without it, its scheduler placed the gang's pods in both racks)
+GATES = {PLACEMENT_FIRST: "GangScheduling=true,GenericWorkload=true,TopologyAwareWorkloadScheduling=true"}
 
 SCENARIO = REPO / "examples" / "rack-gang-scenario.yaml"
 GANG = ("g-1", "g-2", "g-3", "g-4")
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+def served(version: str) -> str:
+    return SERVED.get(version, "scheduling.k8s.io/v1beta1")
+
+
+def rack_gang(kplugin: Kplugin, parent: Path, version: str) -> Path:
+    """examples/rack-gang at ``version``. Before PodGroupPostFilter (1.37): a project made
+    there by kplugin new with RackGang's two placement points, and the example's code for
+    them, written once against internal/fw (the layer gives ScorePlacement the state each
+    minor passes)."""
+    if version != PLACEMENT_FIRST:
+        return example_at(kplugin, "rack-gang", parent, version)
+    run = kplugin("new", "rack-gang", "--k8s", version, "--extension-points", "placementgenerate,placementscore",
+                  "--plugin", "RackGang", "-o", str(parent))  # fmt: skip
+    assert run.code == 0, run.stderr
+    example = (REPO / "examples/rack-gang/pkg/rackgang/plugin.go").read_text()
+    placements = example.split("\n// PodGroupPostFilter runs when ")[0] + "\n"
+    for gone in ("var _ fw.PodGroupPostFilterPlugin = &RackGang{}\n", '\t"fmt"\n'):
+        assert gone in placements
+        placements = placements.replace(gone, "")
+    (parent / "rack-gang/pkg/rackgang/plugin.go").write_text(placements)
+    return parent / "rack-gang"
+
+
+def scenario_at(path: Path, version: str, parent: Path) -> Path:
+    """The example's scenario with its PodGroup at the API version ``version`` serves."""
+    if served(version) == "scheduling.k8s.io/v1beta1":
+        return path
+    text = path.read_text()
+    assert "apiVersion: scheduling.k8s.io/v1beta1\n" in text
+    moved = parent / path.name
+    moved.write_text(text.replace("apiVersion: scheduling.k8s.io/v1beta1\n", f"apiVersion: {served(version)}\n"))
+    return moved
+
+
+@pytest.mark.parametrize("version", PLACEMENTS)
 def test_a_placement_plugin_keeps_the_gang_in_one_rack(
     kplugin: Kplugin, tmp_path: Path, version: str, open_page: Any
 ) -> None:
-    project = example_at(kplugin, "rack-gang", tmp_path, version)
-    run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--json")
+    project = rack_gang(kplugin, tmp_path, version)
+    scenario = scenario_at(SCENARIO, version, tmp_path)
+    run = kplugin("e2e", str(project), "--scenario", str(scenario), "--json")
     assert run.code == 0, run.stderr[-3000:]
     said = [line for line in run.stderr.splitlines() if "kube-apiserver runs with" in line]
-    gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
-    assert len(said) == 1 and f"kube-scheduler with {gates}" in said[0], run.stderr
-    assert "--runtime-config=scheduling.k8s.io/v1beta1=true" in said[0]
+    gates = "--feature-gates=" + GATES.get(version, "GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
+    assert len(said) == 1 and f"kube-apiserver runs with {gates} " in said[0], run.stderr
+    assert f"kube-scheduler with {gates}:" in said[0], said
+    assert f"--runtime-config={served(version)}=true" in said[0], said
     result = json.loads(run.stdout)
     assert result["ok"] and result["kubernetes"] == version, result
     placed = {p["pod"]: p["node"] for p in result["pods"]}
     assert {placed[pod] for pod in GANG} <= {"a-1", "a-2"}, placed
 
     html = tmp_path / "whatif.html"
-    run = kplugin("e2e", str(project), "--scenario", str(SCENARIO), "--compare", "default", "--json",
+    run = kplugin("e2e", str(project), "--scenario", str(scenario), "--compare", "default", "--json",
                   "--report", str(html))  # fmt: skip
     assert run.code == 0, run.stderr[-3000:]
     compared = json.loads(run.stdout)
@@ -68,7 +117,7 @@ def test_a_placement_plugin_keeps_the_gang_in_one_rack(
     page.screenshot(path=str(tmp_path / "whatif.png"), full_page=True)
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("version", PLACEMENTS)
 def test_the_placement_taken_and_each_placements_scores(
     kplugin: Kplugin, tmp_path: Path, version: str, open_page: Any
 ) -> None:
@@ -76,10 +125,10 @@ def test_the_placement_taken_and_each_placements_scores(
     takes the best total; RackGang's PlacementScore (MaxScore over the nodes used) is what
     tips it to rack-b, one node. e2e reads the placements and their scores per plugin from
     the scheduler's log and shows them in --json, the text and the report."""
-    project = example_at(kplugin, "rack-gang", tmp_path, version)
+    project = rack_gang(kplugin, tmp_path, version)
+    pack = scenario_at(REPO / "examples" / "rack-gang-pack-scenario.yaml", version, tmp_path)
     html = tmp_path / "pack.html"
-    run = kplugin("e2e", str(project), "--scenario", str(REPO / "examples" / "rack-gang-pack-scenario.yaml"), "--json",
-                  "--report", str(html))  # fmt: skip
+    run = kplugin("e2e", str(project), "--scenario", str(pack), "--json", "--report", str(html))
     assert run.code == 0, run.stderr[-3000:]
     result = json.loads(run.stdout)
     assert result["ok"] and result["kubernetes"] == version, result
@@ -97,20 +146,21 @@ def test_the_placement_taken_and_each_placements_scores(
     assert row[-1].startswith("rack-b (scores: rack-b "), row
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("version", PLACEMENTS)
 def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(
     kplugin: Kplugin, tmp_path: Path, version: str
 ) -> None:
     """All or nothing, in the real scheduler's GangScheduling: three of the four pods would
     fit, none is bound; without the step the four stay pending, with it (a node added to
-    rack-a) all four are bound in rack-a."""
-    project = example_at(kplugin, "rack-gang", tmp_path, version)
-    grow = REPO / "examples" / "rack-gang-grow-scenario.yaml"
+    rack-a) all four are bound in rack-a. At 1.36 gang scheduling has a gate of its own,
+    which e2e turns on with GenericWorkload."""
+    project = rack_gang(kplugin, tmp_path, version)
+    grow = scenario_at(REPO / "examples" / "rack-gang-grow-scenario.yaml", version, tmp_path)
     stuck = tmp_path / "stuck.yaml"
     stuck.write_text(grow.read_text().split("\nsteps:\n")[0] + "\n")  # the same, without the step
     # the scheduler's own log (-v 4, kept) shows RackGang's PodGroupPostFilter called for
-    # the group: the configuration runs it before DefaultPreemption, which finds no victims
-    # and would otherwise end the chain first
+    # the group (1.37 on): the configuration runs it before DefaultPreemption, which finds
+    # no victims and would otherwise end the chain first
     run = kplugin("e2e", str(project), "--scenario", str(stuck), "--json", "--timeout", "8", "--keep",
                   "--scheduler-v", "4")  # fmt: skip
     assert run.code == 0, run.stderr[-3000:]
@@ -118,9 +168,11 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(
     log = (kept / "kube-scheduler.log").read_text()
     shutil.rmtree(kept)
     called = [line for line in log.splitlines() if 'logger="PodGroupPostFilter.RackGang"' in line]
-    assert called and all('podGroup="default/gang"' in line and "waiting=4 needed=4" in line for line in called), log[
-        -3000:
-    ]
+    if version == PLACEMENT_FIRST:  # no PodGroupPostFilter in 1.36, so none in its project
+        assert called == [] and "podgrouppostfilter" not in (project / "kplugin.yaml").read_text()
+    else:
+        assert called and all('podGroup="default/gang"' in line and "waiting=4 needed=4" in line
+                              for line in called), log[-3000:]  # fmt: skip
     result = json.loads(run.stdout)
     assert result["kubernetes"] == version, result
     pods = {p["pod"]: p for p in result["pods"]}
@@ -144,9 +196,14 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(
     (group,) = result["groups"]
     assert (group["bound"], group["outcome"], group["placed"], group["nodes"]) == (4, "all", True, ["a-1", "a-2"])
     assert group["attempts"] >= 2, group  # before the step and after it
-    # and the log tells what brought it back: its backoff's end (1.37 puts a failed gang in
-    # the backoff queue with no plugin to wait for), or a cluster event
-    assert group["backoffRetries"] + len(group["requeues"]) >= 1, group
+    if version == PLACEMENT_FIRST:
+        # 1.36's queue holds pods, not groups: a failed group cycle activates the group's
+        # pods again (ForceActivate), so the gang is retried in a burst, not on an event
+        assert any(r["event"] == "ForceActivate" for name in GANG for r in pods[name]["requeues"]), pods
+    else:
+        # the log tells what brought it back: its backoff's end (1.37 puts a failed gang in
+        # the backoff queue with no plugin to wait for), or a cluster event
+        assert group["backoffRetries"] + len(group["requeues"]) >= 1, group
 
 
 def test_on_an_existing_cluster_the_scheduler_gets_the_gates_and_the_cluster_must_serve_pod_groups(
