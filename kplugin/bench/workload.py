@@ -65,6 +65,7 @@ from kplugin.bench.templates import DEFAULT_NODE, TemplateFiles, data_dir
 from kplugin.core import names, safefs, yamlio
 from kplugin.core.errors import Setting, UsageError
 from kplugin.model.apifacts import pod_group_api
+from kplugin.model.points import GANG_SCHEDULING, minor_gates
 from kplugin.model.versions import Target
 
 SUPPORTED = ("createNodes", "createNamespaces", "createPods", "createPodGroups", "barrier", "churn", "sleep")
@@ -409,16 +410,19 @@ def parse(document: Any, source: str, base: Path | None, case: str | None) -> Wo
 
 def _check_gates(gates: Any, where: str, workload: Workload, fail: Fail) -> None:
     """A test case's featureGates: kplugin bench turns on the gates its objects need
-    (GenericWorkload for pod groups) itself, and takes no others (the profiles' gates are
-    the project's plugins')."""
+    (GenericWorkload for pod groups, and GangScheduling with it where the minor has that
+    gate: 1.35-1.36) itself, and takes no others (the profiles' gates are the project's
+    plugins')."""
     if not gates:
         return
     if not isinstance(gates, dict) or not all(isinstance(v, bool) for v in gates.values()):
         raise fail(where, "must map feature gate names to true or false")
     needed = workload.gates
+    accepted = minor_gates(needed, gang_gate=True)  # a file written for 1.36 names GangScheduling
     for gate, on in gates.items():
-        if not on or gate not in needed:
-            turned = f" (it turns on {', '.join(needed)} for this workload's pod groups)" if needed else ""
+        if not on or gate not in accepted:
+            gang = f", and {GANG_SCHEDULING} where the minor has that gate" if GANG_SCHEDULING in accepted else ""
+            turned = f" (it turns on {', '.join(needed)}{gang} for this workload's pod groups)" if needed else ""
             raise fail(
                 f"{where}.{str(gate)[:60]}",
                 f"kplugin bench turns on only the gates the workload's objects need{turned}; "

@@ -117,12 +117,9 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
     ],
     # gang scheduling's own gate, GangScheduling (pkg/features/kube_features.go: alpha in
     # 1.35 and 1.36, off by default; default_plugins.go adds the GangScheduling plugin only
-    # with it on). 1.37 removed it: GenericWorkload alone adds the plugin.
-    "gang_gate": [
-        ("1.28", False, ""),
-        ("1.35", True, "gang scheduling has its own gate, GangScheduling"),
-        ("1.37", False, "GenericWorkload turns gang scheduling on (no GangScheduling gate)"),
-    ],
+    # with it on). 1.37 removed it: GenericWorkload alone adds the plugin. A feature gate,
+    # not the plugin API: no note for `kplugin versions`' API changes.
+    "gang_gate": [("1.28", False, ""), ("1.35", True, ""), ("1.37", False, "")],
 }
 # Minors whose sources the facts above were checked against; a newer minor the proxy
 # serves is catalogued as data only (no templates) until someone checks it.

@@ -2,9 +2,9 @@
 1.37 and at the pre-release in the catalog (its scheduler and kube-apiserver built with the
 Go it needs), and its placement points at 1.36, the oldest minor that has them, replayed
 on a control plane that kplugin e2e starts with the gates its points need
-(GenericWorkload, TopologyAwareWorkloadScheduling) and the API version that serves
-PodGroups. The plugin's GeneratePlacements keeps the gang in one rack; the default
-profile spreads it over both."""
+(GenericWorkload, TopologyAwareWorkloadScheduling; at 1.36 GangScheduling too, which a
+gang needs there) and the API version that serves PodGroups. The plugin's
+GeneratePlacements keeps the gang in one rack; the default profile spreads it over both."""
 
 from __future__ import annotations
 

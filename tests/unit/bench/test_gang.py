@@ -173,6 +173,19 @@ def test_feature_gates_of_a_workload_without_pod_groups_are_refused(files: Path)
         workload.load(files / "plain.yaml")
 
 
+def test_a_gang_workload_written_for_1_36_may_name_gang_scheduling(files: Path) -> None:
+    """A gang case written for 1.36 turns GangScheduling on beside GenericWorkload (gang
+    scheduling's own gate there): bench turns both on at 1.36 itself, so the file may name
+    both; a workload without pod groups may name neither."""
+    path = files / "perf.yaml"
+    both = "{GenericWorkload: true, GangScheduling: true}"
+    path.write_text(path.read_text().replace("{GenericWorkload: true}", both, 1))
+    assert workload.load(path).gates == ("GenericWorkload",)
+    path.write_text(path.read_text().replace(both, "{GangScheduling: true, Other: true}", 1))
+    with pytest.raises(UsageError, match=r"featureGates\.Other: .*GenericWorkload, and GangScheduling where the minor"):
+        workload.load(path)
+
+
 def test_each_minor_serves_pod_groups_at_its_own_version(files: Path) -> None:
     loaded = workload.load(files / "perf.yaml")
     workload.check_served(loaded, resolve_target("1.37"))

@@ -242,6 +242,29 @@ def test_gang_scheduling_comes_with_generic_workload_where_it_has_a_gate_of_its_
     assert flags.apiserver == (*flags.scheduler, "--runtime-config=scheduling.k8s.io/v1alpha2=true")
 
 
+def test_doctor_at_1_36_finds_gang_scheduling_off(kplugin: Kplugin, tmp_path: Path) -> None:
+    """A 1.36 Deployment with the points' gates but not GangScheduling (one generated
+    before kplugin added it): the plugin is called, a gang is not held; the fix names all
+    three gates."""
+    project = new(kplugin, tmp_path, "racks", "1.36", "--extension-points", POINTS, "--plugin", "Racks")
+
+    def findings() -> list[dict[str, object]]:
+        run = kplugin("doctor", str(project), "--json")
+        return [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "gate-off"]
+
+    assert findings() == []
+    deployment = project / "deploy/deployment.yaml"
+    deployment.write_text(deployment.read_text().replace("--feature-gates=GangScheduling=true,", "--feature-gates="))
+    (finding,) = findings()
+    assert finding["file"] == "deploy/deployment.yaml", finding
+    assert str(finding["what"]).endswith(
+        "the scheduler runs without GangScheduling, so at 1.36 a PodGroup's gang policy holds nothing "
+        "(before 1.37 gang scheduling has a gate of its own)"
+    ), finding
+    gates = "GangScheduling=true,GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+    assert f"--feature-gates={gates}" in str(finding["fix"]), finding
+
+
 def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugin, tmp_path: Path) -> None:
     from kplugin.e2e import run
     from kplugin.model import manifests, versions
