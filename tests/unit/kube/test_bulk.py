@@ -87,16 +87,13 @@ def test_everything_arrives_in_parallel_on_kept_alive_connections(api: tuple[Fak
     fake, client = api
     fake.delay = 0.05  # one at a time: 10 s
     seen: list[tuple[str, int, int]] = []
-    started = time.monotonic()
     result = bulk.run(
         client, bulk.create(path, pods(200)), total=200, what="pods", workers=16, progress=lambda *a: seen.append(a)
     )
-    elapsed = time.monotonic() - started
     assert sorted(b["metadata"]["name"] for b in fake.bodies) == sorted(f"p{i}" for i in range(200))
     assert (result.done, result.tolerated, result.retries, result.workers) == (200, 0, 0, 16)
     assert fake.most_active >= 4, "requests overlap"
     assert len(fake.connections) <= 16, "one kept-alive connection per worker, not one per request"
-    assert elapsed < 200 * 0.05 / 4, f"{elapsed:.2f}s is not parallel"
     assert seen[0] == ("pods", 0, 200) and seen[-1] == ("pods", 200, 200)
     assert result.per_second == pytest.approx(200 / result.seconds)
 
