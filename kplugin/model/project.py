@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import apitypes, crds, manifests, points, rbacrules
+from kplugin.model import apitypes, crds, manifests, rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
@@ -61,7 +61,7 @@ class Project(NamedTuple):
     def gates(self) -> tuple[str, ...]:
         """The feature gates the scheduler needs for the plugins' points (a pod group's),
         as the target minor needs them."""
-        return points.minor_gates(gates_of(self.plugins), self.target.facts.gang_gate)
+        return gates_of(self.plugins, self.target)
 
     @property
     def gate_flags(self) -> manifests.GateFlags:

@@ -277,9 +277,10 @@ class PluginSpec:
         return points.gates(self.extension_points)
 
 
-def gates_of(plugins: tuple[PluginSpec, ...]) -> tuple[str, ...]:
-    """The feature gates the scheduler needs for these plugins' points, sorted."""
-    return tuple(sorted({gate for plugin in plugins for gate in plugin.gates}))
+def gates_of(plugins: tuple[PluginSpec, ...], target: Target) -> tuple[str, ...]:
+    """The feature gates the scheduler needs for these plugins' points, sorted, as the
+    target minor needs them (points.minor_gates: GangScheduling with GenericWorkload at 1.36)."""
+    return points.minor_gates(tuple({gate for plugin in plugins for gate in plugin.gates}), target.facts.gang_gate)
 
 
 @dataclass(frozen=True)
@@ -314,7 +315,7 @@ class ProjectSpec:
     def gates(self) -> tuple[str, ...]:
         """The feature gates the scheduler needs for the plugins' points (a pod group's),
         as the target minor needs them."""
-        return points.minor_gates(gates_of(self.plugins), self.target.facts.gang_gate)
+        return gates_of(self.plugins, self.target)
 
     def tool_versions(self) -> dict[str, str]:
         """The generators' versions (the Makefile's defaults)."""

@@ -49,7 +49,7 @@ PRERELEASES = dict.fromkeys(prereleases(), (SCHEDULER, APISERVER))
 # files fill in around them, instead of one long file running alone at the end.
 LONGEST_FIRST = (
     "test_integration_build.py",  # three image and cross builds of Kubernetes: about 10 minutes cold
-    "test_integration_podgroups.py",  # replays of pod groups, at the newest minor and the pre-release
+    "test_integration_podgroups.py",  # replays of pod groups at 1.36, the newest minor and the pre-release
     "test_integration_compat.py",
     "test_integration_tools.py",
     "test_integration_args.py",
