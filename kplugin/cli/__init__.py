@@ -191,16 +191,12 @@ def _flush_stdout(code: int) -> int:
     except BrokenPipeError:
         code = code or 1
     except OSError as err:
-        sys.stderr.write(f"kplugin: error: writing to stdout: {err.strerror or err}\n")
-        code = code or 1
+        if not code:  # a failure already reported (the same full disk, say) is not said twice
+            sys.stderr.write(f"kplugin: error: writing to stdout: {err.strerror or err}\n")
+            code = 1
     else:
         return code
-    try:  # nothing more can be written there: point fd 1 at /dev/null for the exit
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, stream.fileno())
-        os.close(null)
-    except (OSError, ValueError):
-        pass
+    state.silence_stdout()  # nothing more can be written there
     return code
 
 

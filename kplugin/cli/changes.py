@@ -22,5 +22,6 @@ def report(
         say(f"  {path}")
     for path in kept:
         note(f"{path} was edited by hand and kept; the new version is {path}.kplugin-new")
-    for path in not_recreated:
-        note(f"{path} is yours and was deleted: not re-created")
+    if not_recreated:  # one line, whatever their number (refresh passes none: it says so every run)
+        listed = ", ".join(str(p) for p in not_recreated[:4]) + (" …" if len(not_recreated) > 4 else "")
+        note(f"{len(not_recreated)} file(s) of yours were deleted and are not re-created: {listed}")

@@ -55,6 +55,9 @@ def out(text: str) -> None:
     except BrokenPipeError:
         raise state.QuietExit(1) from None
     except OSError as err:
+        # reported once, here: what is left in the stream's buffer goes nowhere, so the
+        # flush at exit does not fail (and report) a second time
+        state.silence_stdout()
         raise OperationError(f"writing to stdout: {err.strerror or err}") from None
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.options import Keep, ProjectPath, RetargetTemplate, load_for_version
+from kplugin.cli.options import FeatureGates, Keep, ProjectPath, RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
     from kplugin.build import Choice
@@ -181,6 +181,7 @@ def e2e(
     html: HtmlReport = None,
     force: Force = False,
     template: RetargetTemplate = None,
+    feature_gates: FeatureGates = None,
 ) -> None:
     """Run the project's scheduler against a real local control plane and a scenario of nodes and pods."""
     from kplugin.build import BuilderName, BuildRequest, Choice
@@ -188,15 +189,17 @@ def e2e(
     from kplugin.cli.progress import Reporter
     from kplugin.e2e import run
     from kplugin.kube import controlplane
+    from kplugin.model.manifests import gate_settings
 
     matcher, cluster_config = _check_options(timeout, verbosity, reschedule, kubeconfig, context)
+    gates = gate_settings(feature_gates)
     report = _Report(
         _view(scores), _junit_target(junit, force), str(scenario or "the default scenario"), _html_target(html, force)
     )
     pinned, target = load_for_version(path, template, k8s)
     # every input is read and checked before anything is built or started
     loaded = _scenario(target, pinned.root, scenario, reschedule, matcher)
-    inputs = _inputs(pinned, loaded, cluster_config, args_file, admin, weight, disable_default)
+    inputs = _inputs(pinned, loaded, cluster_config, args_file, admin, weight, disable_default, gates)
     if cluster_config is None:
         controlplane.etcd_binary()  # fail before building anything when etcd is missing
     labels = (run.ProfileLabel.PLUGIN, run.ProfileLabel.DEFAULT) if compare else (run.ProfileLabel.PLUGIN,)
@@ -264,6 +267,7 @@ def _inputs(
     admin: bool,
     weight: list[str] | None,
     disable_default: list[str] | None,
+    gates: tuple[tuple[str, bool], ...] = (),
 ) -> "Inputs":
     """The cluster answering (--kubeconfig), the RBAC and the configuration: read and
     checked before anything is built or started."""
@@ -281,7 +285,9 @@ def _inputs(
             probe.close()
     admin = admin or cluster_config is not None
     weights, disabled = tuple(weight or ()), tuple(disable_default or ())
-    inputs = run.prepare(pinned, loaded, args_file, admin, say, weights=weights, disable_default=disabled)
+    inputs = run.prepare(
+        pinned, loaded, args_file, admin, say, weights=weights, disable_default=disabled, feature_gates=gates
+    )
     for notice in inputs.notices:
         note(notice)
     return inputs
@@ -431,6 +437,8 @@ def _print_outcome(outcome: "Outcome", as_json: bool, report: _Report, suite: "S
     _write_html(report, document, False, f"kplugin e2e: {project}, {_named(report)}")
     for group in outcome.groups:
         say(group_line(group))
+    if (narrowed := run.narrowed_line(outcome.narrowed)) is not None:
+        say(narrowed)
     bound = sum(p.node is not None for p in outcome.placements)
     say(
         f"e2e: {bound}/{len(outcome.placements)} pod(s) bound by {outcome.scheduler_name} "

@@ -46,6 +46,7 @@ FLAGS: dict[Setting, str] = {
     Setting.TYPE_VERSION: "--version",
     Setting.PLURAL: "--plural",
     Setting.PLUGIN: "--plugin",
+    Setting.FEATURE_GATES: "--feature-gates",
 }
 
 

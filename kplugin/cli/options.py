@@ -34,6 +34,14 @@ RetargetTemplate = Annotated[
     ),
 ]
 Keep = Annotated[bool, typer.Option("--keep", help="Keep the working directory (logs, configs).")]
+FeatureGates = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--feature-gates",
+        help="kube-scheduler feature gates, NAME=true|false (comma-separated or repeated), set after the gates "
+        "the plugins need (e.g. SchedulerPreQueueingHints=false to replay without PreQueueingHints).",
+    ),
+]
 Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")]
 Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")]
 

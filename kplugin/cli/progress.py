@@ -80,6 +80,8 @@ class Reporter:
                 self._tasks[what] = self._live.add_task(what, total=total, rate="")
             self._live.update(self._tasks[what], completed=done, total=total, rate=f"{rate:,.0f}/s")
             return
+        if total <= 1 and done < total:
+            return  # a count of one says its end only
         last = self._last_line.get(what)
         if last is None or done >= total or now - last >= _PLAIN_EVERY:
             if last is not None and done >= total and self._last_line.get(what + "\0done"):
@@ -87,4 +89,6 @@ class Reporter:
             self._last_line[what] = now
             if done >= total:
                 self._last_line[what + "\0done"] = now
-            console.say(f"  {what}: {done:,}/{total:,}" + (f" ({rate:,.0f}/s)" if done else ""))
+            # a rate of one object, or of none measured (all at once), says nothing
+            measured = done > 1 and now > started
+            console.say(f"  {what}: {done:,}/{total:,}" + (f" ({rate:,.0f}/s)" if measured else ""))

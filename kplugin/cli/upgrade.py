@@ -96,7 +96,7 @@ def _run(project: "Project", target: "Target", keep_edited: bool, tidy: bool, dr
         result.changed,
         [c.path for c in result.kept],
         dry_run,
-        result.not_recreated,
+        () if same else result.not_recreated,  # a refresh would say it every run
         result.notices,
     )
     if not result.changed:

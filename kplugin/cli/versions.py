@@ -19,6 +19,14 @@ HINTS = {
     "ga": "used (SchedulerQueueingHints GA, locked on)",
     "always": "used (the gate is gone)",
 }
+# What the scheduling queue does with plugins' PreQueueingHintFns by default, per fact.
+PRE_HINTS = {
+    "alpha-off": "ClusterEventWithHint.PreQueueingHintFn exists; called only with the gate "
+    "SchedulerPreQueueingHints on (alpha, off by default: kplugin e2e and bench turn it on for a plugin "
+    "that names one, doctor says so)",
+    "beta-on": "called by default (gate SchedulerPreQueueingHints beta, on): each event's PreQueueingHints "
+    "name the rejected pods its QueueingHints are asked about",
+}
 
 
 @app.command()
@@ -60,6 +68,8 @@ def _row(r: "MinorRelease") -> dict[str, Any]:
         "queueing_hints_note": HINTS[r.facts.queueing_hints] + _early_patches(r.key, r.facts.hints_on_through_patch),
         "queueing_hints_early_patches": _early_range(r.key, r.facts.hints_on_through_patch),
         "sign_pod": r.facts.sign_pod,
+        # whether ClusterEventWithHint has PreQueueingHintFn, and whether the queue calls it by default
+        "pre_queueing_hints": str(r.facts.pre_queueing_hints),
     }
 
 
@@ -73,7 +83,7 @@ def _grid(rows: list[dict[str, Any]], all_: bool) -> "Grid":
     names = ["minor", "newest", "Go", "go.mod", "config APIs"]
     names += ["staging", "supported"] if all_ else []
     columns = [Column(n, right=n == "staging") for n in names]
-    columns += [Column("QueueingHints"), Column("SignPod"), Column("note", detail=True)]
+    columns += [Column("QHints"), Column("PreQHints"), Column("SignPod"), Column("note", detail=True)]
     columns += [Column("plugin API changes", detail=True)]
     table = []
     for row in rows:
@@ -81,11 +91,13 @@ def _grid(rows: list[dict[str, Any]], all_: bool) -> "Grid":
         values = [row["minor"], row["newest_patch"], row["go_version"], row["go_directive"]]
         values += [", ".join(row["config_api_versions"])]
         values += [str(row["staging_modules"]), "yes" if row["supported"] else "not yet"] if all_ else []
-        values += [row["queueing_hints"], "yes" if row["sign_pod"] else "-"]
+        pre = row["pre_queueing_hints"]
+        values += [row["queueing_hints"], "-" if pre == "none" else pre, "yes" if row["sign_pod"] else "-"]
         values += [f"QueueingHints on by default in {early}" if early else ""]
         values += ["; ".join(row["api_changes"]) or "-"]
         table.append(tuple(values))
-    legend = tuple(f"QueueingHints {fact}: {text}" for fact, text in HINTS.items())
+    legend = tuple(f"QHints (QueueingHints) {fact}: {text}" for fact, text in HINTS.items())
+    legend += tuple(f"PreQHints (PreQueueingHints) {fact}: {text}" for fact, text in PRE_HINTS.items())
     early = [row for row in rows if row["prerelease"]]
     legend += tuple(
         f"{row['newest_patch']} is a pre-release: --k8s {row['minor']} waits for its release; pin "

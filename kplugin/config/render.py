@@ -284,9 +284,10 @@ def check_binary(binary: Path, what: str = Setting.BINARY) -> Path:
     return binary.absolute()
 
 
-def validate(binary: Path, text: str, shown: str = "the configuration") -> tuple[bool, str]:
-    """Load the config with the real kube-scheduler: (accepted, its exact error or 'ok').
-    The scheduler reads a temporary copy; its message names ``shown`` instead."""
+def validate(binary: Path, text: str, shown: str = "the configuration", args: tuple[str, ...] = ()) -> tuple[bool, str]:
+    """Load the config with the real kube-scheduler, started with ``args`` too (its
+    feature gates): (accepted, its exact error or 'ok'). The scheduler reads a temporary
+    copy; its message names ``shown`` instead."""
     import tempfile
 
     from kplugin.core import proc
@@ -302,6 +303,7 @@ def validate(binary: Path, text: str, shown: str = "the configuration") -> tuple
             str(written),
             "--secure-port=0",
             "--master=https://127.0.0.1:1",
+            *args,
         ]
         result = proc.probe(cmd)
         if result.returncode == 0 and written.is_file():

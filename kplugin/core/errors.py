@@ -54,6 +54,7 @@ class Setting(StrEnum):
     TYPE_VERSION = "{type_version}"
     PLURAL = "{plural}"
     PLUGIN = "{plugin}"
+    FEATURE_GATES = "{feature_gates}"
 
     @property
     def words(self) -> str:
@@ -98,6 +99,7 @@ _WORDS = {
     Setting.TYPE_VERSION: "API type version",
     Setting.PLURAL: "resource plural",
     Setting.PLUGIN: "plugin",
+    Setting.FEATURE_GATES: "feature gate settings",
 }
 
 

@@ -25,5 +25,5 @@ def check_api_version(ctx: Context) -> Iterator[Problem]:
             line_of(config, "apiVersion"),
             f"apiVersion {api!r} is not served by kube-scheduler {ctx.target.version}",
             served=", ".join(f"{CONFIG_GROUP}/{v}" for v in served),
-            group=CONFIG_GROUP,
+            config_group=CONFIG_GROUP,
         )

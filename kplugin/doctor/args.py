@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,9 +64,33 @@ def check_args(ctx: Context) -> Iterator[Problem]:
             f"pluginConfig args not checked against the plugins' Go code: {why}",
         )
     except OperationError as err:
-        yield Problem(
-            "plugins-do-not-build",
-            ctx.project.root / "pkg",
-            None,
-            err.message + "".join(f"; {d}" for d in err.details[:1]),
-        )
+        where, line, fix = _build_failure(ctx, err.details)
+        yield Problem("plugins-do-not-build", where, line, err.message + "".join(f"; {d}" for d in err.details[:1]),
+                      fix=fix)  # fmt: skip
+
+
+# a compiler's error line: FILE:LINE[:COLUMN]: message
+_COMPILE_ERROR = re.compile(r"^(?:\./)?(?P<file>[\w./-]+\.go):(?P<line>[0-9]+)(?::[0-9]+)?: ")
+
+
+def _build_failure(ctx: Context, details: list[str]) -> tuple[Path, int | None, str]:
+    """Where the build failed (its first error's file and line, else pkg/), and the fix:
+    ``make generate`` where that file is code-generator's (pkg/generated/, deepcopy), whose
+    output is stale for the project's types or Kubernetes version."""
+    for detail in details:
+        match = _COMPILE_ERROR.match(detail.strip())
+        if match is None:
+            continue
+        relative = match["file"]
+        path = ctx.project.root / relative
+        if relative.startswith("pkg/generated/") or Path(relative).name == "zz_generated.deepcopy.go":
+            return (
+                path,
+                int(match["line"]),
+                (
+                    f"make generate: {relative} is written by code-generator from the project's API types for its "
+                    "Kubernetes version, and is stale"
+                ),
+            )
+        return path, int(match["line"]), "fix the compile error (go build ./...)"
+    return ctx.project.root / "pkg", None, "fix the compile error (go build ./...)"

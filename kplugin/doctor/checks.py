@@ -18,7 +18,7 @@ from kplugin.doctor.go_mod import check_go_mod
 from kplugin.doctor.lease import check_lease
 from kplugin.doctor.plugin_names import check_plugin_names
 from kplugin.doctor.rbac import check_rbac
-from kplugin.doctor.rules import ERROR, INFO, RULES, WARNING, Problem, Rule
+from kplugin.doctor.rules import ERROR, INFO, RULES, WARNING, Problem, Rule, listed
 from kplugin.doctor.scheduler_name import check_scheduler_names
 from kplugin.doctor.weights import check_weights
 from kplugin.model.project import Project
@@ -60,7 +60,8 @@ def run(project: Project, target: Target, config: Path | None = None, binary: Pa
 
 
 def list_rules() -> list[Rule]:
-    return list(RULES)
+    """Every rule, as a list of them shows it (rules.listed)."""
+    return [listed(rule) for rule in RULES]
 
 
 def as_json(findings: list[Finding]) -> dict[str, Any]:

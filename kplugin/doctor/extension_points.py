@@ -48,7 +48,7 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
                     ctx.project.root / file,
                     int(line),
                     f"{plugin.name} implements {point.go_name} in its code, but kplugin.yaml does not list {point}",
-                    plugin=plugin.name,
+                    plugin_name=plugin.name,
                     point=point,
                 )
         for point in plugin.extension_points:
@@ -72,7 +72,7 @@ def check_extension_points(ctx: Context) -> Iterator[Problem]:
                     ctx.config_path,
                     enabled[config_point],
                     f"the configuration enables {plugin.name} at {config_point}, which kplugin.yaml does not list",
-                    plugin=plugin.name,
+                    plugin_name=plugin.name,
                     point=configured,
                 )
         for point in plugin.extension_points:

@@ -4,6 +4,7 @@ framework itself."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Iterator
@@ -19,24 +20,40 @@ from kplugin.model.apifacts import QueuedInfo
 from kplugin.model.spec import ExtensionPoint, PluginSpec
 from kplugin.model.versions import supported_releases
 
+_MOVED_FIX = f"these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"
+
+
+@cache
+def framework_moves() -> tuple[tuple[str, str, str, str], ...]:
+    """What moved from k8s.io/kubernetes/pkg/scheduler/framework to
+    k8s.io/kube-scheduler/framework, minor by minor: the names --api native code of one
+    minor spells framework.X and of the next fwk.X (goapi.native_names, from the catalog's
+    facts: 1.34 the data types, 1.35 the plugin interfaces and Handle), as API_CHANGES
+    rows."""
+    releases = sorted(supported_releases(), key=lambda r: r.newest.minor)
+    rows = []
+    for before, after in itertools.pairwise(releases):
+        old, new = goapi.native_names(before.facts), goapi.native_names(after.facts)
+        moved = sorted(
+            {
+                spelled.split(".", 1)[1]
+                for name, was in old.items()
+                if (spelled := was.lstrip("*")).startswith("framework.")
+                and new.get(name, "").lstrip("*") == "fwk." + spelled.split(".", 1)[1]
+            }
+        )
+        if moved:
+            rows.append((rf"\bframework\.(?:{'|'.join(moved)})\b", after.key, "api-removed", _MOVED_FIX))
+    return tuple(rows)
+
+
 # What the framework removed or deprecated, as --api native code would spell it (layer
 # code goes through internal/fw, which kplugin keeps current): pattern, minor from which
-# it applies, rule, what to write instead.
+# it applies, rule, what to write instead. The moves to fwk are derived (framework_moves).
 API_CHANGES: tuple[tuple[str, str, str, str], ...] = (
     (r"\b(?:framework|fwk)\.(?:QueueAfterBackoff|QueueImmediately)\b", "1.29", "api-removed",
      "return Queue (and an error) from QueueingHintFn"),
-    (r"\bframework\.(?:Status|Code|CycleState|NodeInfo|PodInfo|QueuedPodInfo|ClusterEvent|ClusterEventWithHint|"
-     r"NewStatus|AsStatus|QueueingHint|QueueingHintFn)\b", "1.34", "api-removed",
-     f"these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
-    (r"\bframework\.(?:Handle|Plugin|FilterPlugin|ScorePlugin|PreFilterPlugin|PreScorePlugin|QueueSortPlugin|"
-     r"ReservePlugin|PermitPlugin|PreBindPlugin|BindPlugin|PostBindPlugin|PostFilterPlugin|PreEnqueuePlugin|"
-     r"EnqueueExtensions|NodeScoreList|PreFilterResult)\b", "1.35", "api-removed",
-     f"these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
     (r"\bframework\.GVK\b", "1.32", "api-removed", "it is framework.EventResource from 1.32 (fwk's from 1.34)"),
-    (r"\bframework\.EventResource\b", "1.34", "api-removed",
-     f"it moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
-    (r"\bframework\.WaitingPod\b", "1.35", "api-removed",
-     f"it moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"),
     (r"\b(?:framework|fwk)\.(?:MaxNodeScore|MinNodeScore)\b", "1.36", "api-deprecated", "use MaxScore and MinScore"),
     # 1.38 (read in k8s.io/kube-scheduler v0.38.0-beta.0 framework/ and k8s.io/kubernetes
     # v1.38.0-beta.0 pkg/scheduler, pkg/features, diffed against 1.37.2)
@@ -59,8 +76,6 @@ FRAMEWORK_PACKAGES = ("k8s.io/kubernetes/pkg/scheduler/framework", "k8s.io/kube-
 _IMPORT_BLOCK = re.compile(r"^import[ \t]*\((?P<body>.*?)^\)", re.M | re.S)
 _IMPORT_SINGLE = re.compile(r'^import[ \t]+(?:[\w.]+[ \t]+)?"[^"\n]*"', re.M)
 _IMPORT_SPEC = re.compile(r'^[ \t]*(?:import[ \t]+)?(?:(?P<alias>[\w.]+)[ \t]+)?"(?P<path>[^"\n]*)"', re.M)
-# comments, and the literals a comment marker inside of is no comment
-_COMMENT = re.compile(r"(?P<literal>\"(?:\\.|[^\"\\\n])*\"|`[^`]*`|'(?:\\.|[^'\\\n])*')|//[^\n]*|/\*.*?\*/", re.S)
 
 
 def _plugin_sources(ctx: Context, plugin: PluginSpec) -> list[tuple[Path, str]]:
@@ -81,26 +96,72 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def events_without_hints(text: str, plugin: str) -> list[int]:
-    """The lines of the events a plugin's EventsToRegister registers without a
-    QueueingHintFn (read from its source: each {Event: ...} literal of the function)."""
-    start = next((m.end for m in gosource.methods(text, plugin) if m.name == "EventsToRegister"), None)
-    if start is None:
-        return []
-    end = re.compile(r"^}", re.M).search(text, start)
-    body_end = end.start() if end else len(text)
-    lines = []
-    for event in re.finditer(r"\{\s*Event\s*:", text[start:body_end]):
-        at = start + event.start()
-        depth, i = 0, at
-        while i < body_end:
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                break
-            i += 1
-        if "QueueingHintFn" not in text[at:i]:
-            lines.append(_line(text, at))
-    return lines
+# a return of a PreQueueingHintFn: of no pod (an empty result, AllPods false), of pods or
+# all of them (AllPods, Pods: ..., a helper that names pods); anything else is not told
+_RETURN = re.compile(r"^\s*return\b(?P<value>[^\n]*)", re.M)
+_NO_POD = re.compile(r"^\s*(?:\w+\.)?PreQueueingHintResult\{\s*(?:AllPods\s*:\s*false\s*)?\}\s*(?:,|$)")
+
+
+def _names_no_pod(sources: list[tuple[Path, str]], plugin: str, fn: str) -> bool:
+    """Whether the function a PreQueueingHintFn names (a method of the plugin, or a
+    function of its package) returns an empty result at every return: the event then
+    never reaches the plugin's QueueingHint, for any pod. False where the code does not
+    tell (a function literal, a function found nowhere, a result it does not spell)."""
+    if fn == "func":
+        return False
+    name = fn.rsplit(".", 1)[-1]
+    for _, text in sources:
+        if "." in fn:  # a method value: pl.name
+            found = next((m for m in gosource.methods(text, plugin) if m.name == name), None)
+        elif (top := re.search(rf"^func {re.escape(name)}\(", text, re.M)) is not None:
+            found = gosource.Method(name, _line(text, top.start()), top.end())
+        else:
+            found = None
+        if found is not None:
+            _, code = gosource.body(text, found)
+            returns = [m["value"] for m in _RETURN.finditer(code)]
+            return bool(returns) and all(_NO_POD.match(value) for value in returns)
+    return False
+
+
+def _pre_hints_problems(ctx: Context, plugin: PluginSpec, sources: list[tuple[Path, str]]) -> Iterator[Problem]:
+    """A plugin's PreQueueingHintFns: one that names no pod whatever the event; one on a
+    minor without them (1.37 on); one the scheduler does not call, its gate off (1.37)."""
+    facts, version = ctx.target.facts, ctx.target.version
+    named = [(path, line, fn) for path, text in sources for line, fn in gosource.pre_hints(text, plugin.name)]
+    if not named:
+        return
+    for path, line, fn in named:
+        if _names_no_pod(sources, plugin.name, fn):
+            yield Problem(
+                "prequeueinghint-no-pods", path, line,
+                f"{plugin.name}'s PreQueueingHint {fn} names no pod at any of its returns, so the scheduler never asks "
+                "its QueueingHint about a pod it rejected on this event",
+            )  # fmt: skip
+    path, line, _ = named[0]
+    if not facts.pre_hints:
+        native = ctx.project.api == goapi.NATIVE
+        yield Problem(
+            "prequeueinghint-unsupported" if native else "prequeueinghint-ignored", path, line,
+            f"{plugin.name} names a PreQueueingHintFn, and Kubernetes {version} has none (1.37 on)",
+        )  # fmt: skip
+        return
+    if (gate := facts.pre_hints_gate) is None:
+        return
+    for deployment in _deployments(ctx):
+        text = ctx.text(deployment)
+        if text is not None and not any(f"{gate}=true" in m["gates"].split(",") for m in _FEATURE_GATES.finditer(text)):
+            yield Problem(
+                "prequeueinghint-gate-off", deployment, None,
+                f"the scheduler runs without {gate}, so at {version.minor_key} it never calls {plugin.name}'s "
+                f"PreQueueingHints ({path.name}:{line})",
+            )  # fmt: skip
+
+
+def _deployments(ctx: Context) -> tuple[Path, ...]:
+    """The Deployments that run the scheduler: deploy/'s and the chart's."""
+    root = ctx.project.root
+    return (root / "deploy" / "deployment.yaml", root / "charts" / ctx.project.name / "templates" / "deployment.yaml")
 
 
 # what reads a queue entry's pod (layer's fw.QueuedPod, the pod's entry of native code),
@@ -136,7 +197,7 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
         sources = _plugin_sources(ctx, plugin)
         if facts.hints_on_by_default:
             for path, text in sources:
-                for line in events_without_hints(text, plugin.name):
+                for line in gosource.events_without_hints(text, plugin.name):
                     yield Problem(
                         "hints-missing", path, line,
                         f"{plugin.name} registers an event without a QueueingHintFn, and Kubernetes "
@@ -153,7 +214,7 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
                 f"Kubernetes {ctx.target.version} schedules its profile pod by pod",
             )  # fmt: skip
         if ctx.project.api == goapi.NATIVE:
-            for pattern, since, rule, fix in API_CHANGES:
+            for pattern, since, rule, fix in (*framework_moves(), *API_CHANGES):
                 if minor < tuple(int(x) for x in since.split(".")):
                     continue
                 for path, text in sources:
@@ -165,10 +226,12 @@ def check_framework(ctx: Context) -> Iterator[Problem]:
                         )  # fmt: skip
         if facts.queued_info == QueuedInfo.ENTITY and plugin.has(ExtensionPoint.QUEUE_SORT):
             yield from _pods_only(ctx, plugin, sources)
+        yield from _pre_hints_problems(ctx, plugin, sources)
     if ctx.project.api == goapi.LAYER:
         yield from _framework_imported(ctx)
     yield from _informers_unread(ctx)
     yield from _gates_off(ctx)
+    yield from _gates_unknown(ctx)
 
 
 _FEATURE_GATES = re.compile(r"--feature-gates[= ](?P<gates>[\w=,.-]+)")
@@ -184,10 +247,7 @@ def _gates_off(ctx: Context) -> Iterator[Problem]:
         if not needed:
             continue
         at = ", ".join(str(p) for p in plugin.extension_points if p.row.gates)
-        for path in (
-            ctx.project.root / "deploy" / "deployment.yaml",
-            ctx.project.root / "charts" / ctx.project.name / "templates" / "deployment.yaml",
-        ):
+        for path in _deployments(ctx):
             text = ctx.text(path)
             if text is None:
                 continue  # a missing deploy/ file is generated-missing's
@@ -208,28 +268,25 @@ def _gates_off(ctx: Context) -> Iterator[Problem]:
             )  # fmt: skip
 
 
-# the custom resources a plugin's code names: fw.CustomResource("plural", "version",
-# "group"), an EventResource or GVK of "plural.version.group", a GroupVersionResource literal
-_CUSTOM_RESOURCE = re.compile(
-    r'\bCustomResource\(\s*"(?P<plural>[^"]+)"\s*,\s*"(?P<version>[^"]+)"\s*,\s*"(?P<group>[^"]+)"\s*\)'
-)
-_EVENT_RESOURCE = re.compile(
-    r'\b(?:EventResource|GVK)\(\s*"(?P<plural>[a-z0-9-]+)\.(?P<version>v[0-9a-z]+)\.(?P<group>[a-z0-9.-]+)"\s*\)'
-)
-_GVR = re.compile(r"\bGroupVersionResource\{(?P<fields>[^}]*)\}")
-_GVR_FIELD = re.compile(r'\b(?P<key>Group|Version|Resource)\s*:\s*"(?P<value>[^"]*)"')
-
-
-def custom_resources(text: str) -> list[tuple[int, str, str]]:
-    """(line, group, plural) of each custom resource the Go source names (comments left out)."""
-    code = _COMMENT.sub(lambda m: m[0] if m["literal"] else re.sub(r"[^\n]", " ", m[0]), text)
-    found = [(_line(code, m.start()), m["group"], m["plural"]) for m in _CUSTOM_RESOURCE.finditer(code)]
-    found += [(_line(code, m.start()), m["group"], m["plural"]) for m in _EVENT_RESOURCE.finditer(code)]
-    for match in _GVR.finditer(code):
-        fields = {f["key"]: f["value"] for f in _GVR_FIELD.finditer(match["fields"])}
-        if fields.get("Group") and fields.get("Resource"):  # the core group's kinds are kube-scheduler's own
-            found.append((_line(code, match.start()), fields["Group"], fields["Resource"]))
-    return sorted(set(found))
+def _gates_unknown(ctx: Context) -> Iterator[Problem]:
+    """A gate the Deployment turns on that the target minor does not know (GangScheduling
+    after 1.36, kept by upgrade --keep-edited from a 1.36 Deployment, say)."""
+    target = ctx.target.version
+    for path in _deployments(ctx):
+        text = ctx.text(path)
+        if text is None:
+            continue
+        for match in _FEATURE_GATES.finditer(text):
+            for setting in match["gates"].split(","):
+                gate = setting.split("=", 1)[0]
+                if not points.gate_known(gate, (target.major, target.minor)):
+                    first, last = points.GATE_MINORS[gate]
+                    yield Problem(
+                        "gate-unknown", path, _line(text, match.start()),
+                        f"--feature-gates turns on {gate}, which Kubernetes {target.minor_key} does not know "
+                        f"(it has it in {first}" + (f" to {last})" if last else " and later)"),
+                        gate=gate,
+                    )  # fmt: skip
 
 
 def _informers_unread(ctx: Context) -> Iterator[Problem]:
@@ -240,9 +297,10 @@ def _informers_unread(ctx: Context) -> Iterator[Problem]:
         granted = [r.as_dict() for r in rbacrules.load(ctx.project.root)]
     except UsageError:
         return
+    constants = gosource.GoConstants(_own_go(ctx))
     for plugin in ctx.project.plugins:
         for path, text in _plugin_sources(ctx, plugin):
-            for line, group, plural in custom_resources(text):
+            for line, group, plural in gosource.custom_resources(text, constants, path.parent.name):
                 reads = rbacrules.watches(group, plural)
                 if rbacrules.missing((reads,), granted):
                     yield Problem(
@@ -251,8 +309,8 @@ def _informers_unread(ctx: Context) -> Iterator[Problem]:
                         line,
                         f"{plugin.name} reads {plural}.{group}, and {rbacrules.RULES_FILE} grants no list and "
                         "watch on it",
-                        group=group,
-                        plural=plural,
+                        api_group=group,
+                        resource=plural,
                     )
 
 
@@ -280,10 +338,13 @@ def _layer_spellings() -> dict[str, str]:
 
 
 def _framework_imported(ctx: Context) -> Iterator[Problem]:
-    """A layer project's own Go code under pkg/ that imports the framework itself."""
+    """A layer project's own Go code under pkg/ (and its helper packages) that imports the
+    framework itself."""
     spellings = _layer_spellings()
-    for path, text in _own_sources(ctx):
-        code = _COMMENT.sub(lambda m: m[0] if m["literal"] else re.sub(r"[^\n]", " ", m[0]), text)
+    # pkg/, and the helper packages beside it (internal/, test/util...): not tests, which
+    # may use the framework's own test helpers
+    for path, text in _own_sources(ctx, ("pkg", "internal", "test")):
+        code = gosource.blank_comments(text)
         for line, alias, package in go_imports(code):
             if package not in FRAMEWORK_PACKAGES:
                 continue
@@ -298,24 +359,33 @@ def _framework_imported(ctx: Context) -> Iterator[Problem]:
             )  # fmt: skip
 
 
-def _own_sources(ctx: Context) -> Iterator[tuple[Path, str]]:
-    """The project's own Go code under pkg/: not tests, not the files kplugin generates
-    (zz_generated ones and those kplugin.yaml records), not what go build skips."""
-    top = ctx.project.root / "pkg"
-    if not top.is_dir() or top.is_symlink():
-        return
-    for directory, subdirectories, files in os.walk(top):  # symlinked directories are not entered
-        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith((".", "_")) and d != "testdata")
-        for name in sorted(files):
-            path = Path(directory) / name
-            relative = path.relative_to(ctx.project.root).as_posix()
-            if not name.endswith(".go") or name.endswith("_test.go") or name.startswith("zz_generated"):
-                continue
-            if relative in ctx.project.generated:
-                continue
-            text = ctx.text(path)
-            if text is not None:
-                yield path, text
+def _own_sources(ctx: Context, tops: tuple[str, ...] = ("pkg",), generated: bool = False) -> Iterator[tuple[Path, str]]:
+    """The project's own Go code under ``tops``: not tests, not what go build skips, and
+    not the files kplugin generates (zz_generated ones and those kplugin.yaml records)
+    unless ``generated``."""
+    for top in (ctx.project.root / name for name in tops):
+        if not top.is_dir() or top.is_symlink():
+            continue
+        for directory, subdirectories, files in os.walk(top):  # symlinked directories are not entered
+            subdirectories[:] = sorted(d for d in subdirectories if not d.startswith((".", "_")) and d != "testdata")
+            for name in sorted(files):
+                path = Path(directory) / name
+                relative = path.relative_to(ctx.project.root).as_posix()
+                if not name.endswith(".go") or name.endswith("_test.go"):
+                    continue
+                if not generated and (name.startswith("zz_generated") or relative in ctx.project.generated):
+                    continue
+                text = ctx.text(path)
+                if text is not None:
+                    yield path, text
+
+
+def _own_go(ctx: Context) -> Iterator[tuple[Path, str]]:
+    """Where a plugin's constants may be declared: pkg/ and apis/ (register.go's GroupName),
+    generated or not, but pkg/generated/ (client code, large, none of them)."""
+    for path, text in _own_sources(ctx, ("pkg", "apis"), generated=True):
+        if "generated" not in path.relative_to(ctx.project.root).parts[:2]:
+            yield path, text
 
 
 def _declares(sources: list[tuple[Path, str]], plugin: PluginSpec, method: str) -> bool:

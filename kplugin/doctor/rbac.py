@@ -54,7 +54,7 @@ def check_rbac(ctx: Context) -> Iterator[Problem]:
                 for verb in rule.get("verbs") or []:
                     granted.add((str(group), str(resource), str(verb)))
     version = ctx.target.version
-    for need in manifests.scheduler_rules(version.major, version.minor, ctx.project.gates):
+    for need in manifests.scheduler_rules(version.major, version.minor):
         missing = [
             f"{verb} {group or 'core'}/{resource}"
             for group in need["apiGroups"]
@@ -161,8 +161,8 @@ def _crds(ctx: Context) -> Iterator[Problem]:
                     root / definition.file,
                     None,
                     f"{info.plural}.{info.group} ({info.kind}): {rbacrules.RULES_FILE} grants no list and watch on it",
-                    group=info.group,
-                    plural=info.plural,
+                    api_group=info.group,
+                    resource=info.plural,
                 )
     defined = {d.name for d in definitions}
     for api in ctx.project.apis:

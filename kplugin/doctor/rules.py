@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.core.errors import Setting
+from kplugin.model.apifacts import PRE_QUEUEING_HINTS_GATE
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
@@ -72,15 +73,16 @@ RULES: tuple[Rule, ...] = (
     Rule("config-missing", "api-version", ERROR, "the Deployment starts kube-scheduler with --config",
          "run kplugin render-config -o FILE"),
     Rule("api-version", "api-version", ERROR,
-         "it only reads {served}; v1beta2 is gone from 1.28 and v1beta3 from 1.29", "use {group}/v1"),
+         "it only reads {served}; v1beta2 is gone from 1.28 and v1beta3 from 1.29", "use {config_group}/v1"),
     # 3. schedulerName
     Rule("scheduler-name-mismatch", "scheduler-name", ERROR,
          "a pod whose schedulerName matches no profile is never scheduled by this scheduler; it stays "
          "Pending", "make them identical"),
     Rule("configmap-unreadable", "yaml", ERROR, "kube-scheduler cannot read the configuration it is given",
-         "regenerate the ConfigMap"),
+         "kplugin refresh (it writes deploy/configmap.yaml again from the project's configuration)"),
     Rule("configmap-stale", "scheduler-name", ERROR, "the cluster runs the ConfigMap, not the file you validated",
-         f"regenerate it: kplugin render-config {Setting.FORMAT} configmap"),
+         "kplugin refresh (it writes deploy/ and the chart from the project's configuration; a file elsewhere: "
+         f"kplugin render-config {Setting.FORMAT} configmap)"),
     # 4. lease
     Rule("leader-elect-type", "types", ERROR, "kube-scheduler cannot decode the configuration",
          "set leaderElect: true (or false for a single replica)"),
@@ -89,12 +91,13 @@ RULES: tuple[Rule, ...] = (
          "scheduler, which then stops scheduling", "set leaderElection.resourceName: {name}"),
     # 5. RBAC
     Rule("rbac-missing", "rbac", ERROR, "the scheduler cannot list nodes or bind pods",
-         "restore deploy/rbac.yaml from kplugin new"),
+         "kplugin refresh (it writes deploy/rbac.yaml again)"),
     Rule("rbac-rules", "rbac", ERROR,
          "kube-scheduler {version} reads these; without them its informers fail and pods that need them "
-         "are never scheduled", "add the rule (kplugin new for this version has it)"),
+         "are never scheduled", "kplugin refresh (it writes the rules this version's scheduler reads into deploy/ "
+         "and the chart)"),
     Rule("rbac-lease", "rbac", ERROR, "leader election fails and the scheduler never starts scheduling",
-         "grant get/update on leases named {name} in the lease namespace"),
+         "kplugin refresh (it grants get/update on leases named {name} in the lease namespace)"),
     Rule("rbac-rules-file", "rbac", ERROR,
          "kplugin cannot merge the project's own rules into deploy/rbac.yaml and the chart",
          "fix the rule the message names in config/rbac/rules.yaml (apiGroups, resources, verbs; no wildcards)"),
@@ -110,13 +113,13 @@ RULES: tuple[Rule, ...] = (
     Rule("rbac-crd-unread", "rbac", WARNING,
          "a plugin that reads the kind (and the scheduler, for the events a plugin registers on it) cannot list "
          "or watch it: the scheduler never becomes ready",
-         "add {{apiGroups: [{group}], resources: [{plural}], verbs: [get, list, watch]}} to config/rbac/rules.yaml, "
-         "then kplugin refresh"),
+         "add {{apiGroups: [{api_group}], resources: [{resource}], verbs: [get, list, watch]}} to "
+         "config/rbac/rules.yaml, then kplugin refresh"),
     Rule("rbac-informer-unread", "rbac", ERROR,
          "the plugin's informer (or the scheduler's, for the events it registers) cannot list or watch the "
          "resource: the scheduler never becomes ready",
-         "add {{apiGroups: [{group}], resources: [{plural}], verbs: [get, list, watch]}} to config/rbac/rules.yaml, "
-         "then kplugin refresh"),
+         "add {{apiGroups: [{api_group}], resources: [{resource}], verbs: [get, list, watch]}} to "
+         "config/rbac/rules.yaml, then kplugin refresh"),
     Rule("rbac-api-ungenerated", "rbac", ERROR,
          "a kind of the project's own API (kplugin.yaml apis) has no CRD in config/crd/ or no generated client: "
          "the plugin does not build, or the scheduler waits for a resource the API server does not serve",
@@ -143,7 +146,7 @@ RULES: tuple[Rule, ...] = (
          "use only the fields of {type} with valid values"),
     Rule("args-unchecked", "args", INFO, "only the plugins' own decoders can tell whether their args are right",
          "run kplugin doctor where Go is installed, after go mod tidy"),
-    Rule("plugins-do-not-build", "args", ERROR, "the plugins do not build", "fix the compile error (go build ./...)"),
+    Rule("plugins-do-not-build", "args", ERROR, "the plugins do not build", "{fix}"),
     # 8. weights
     Rule("weight-invalid", "weights", ERROR,
          "the configuration fails to load, or a negative weight inverts the plugin's preference",
@@ -162,6 +165,12 @@ RULES: tuple[Rule, ...] = (
          "mixed staging versions do not compile together or behave subtly differently",
          "pin every staging module at {tag}"),
     # 10. generated files
+    Rule("generated-clients-stale", "generated", ERROR,
+         "client-gen, lister-gen and informer-gen write code for the client-go of their own release: another "
+         "release's does not build, or builds against the wrong API (1.37's clientset at 1.36: undefined: "
+         "discovery.DiscoveryInterfaces)",
+         f"make generate (kplugin upgrade and refresh run it, and build, e2e and bench with {Setting.K8S} in their "
+         "copy)"),
     Rule("generated-unreadable", "generated", WARNING, "kplugin upgrade and add plugin stop on it",
          "restore the file from version control"),
     Rule("generated-missing", "generated", WARNING, "kplugin upgrade and add plugin write it again",
@@ -176,7 +185,7 @@ RULES: tuple[Rule, ...] = (
          "restore pkg/ as regular files"),
     Rule("point-not-listed", "extension-points", ERROR,
          "the generated adapter does not pass it to the scheduler and the configuration does not enable it: "
-         "the method is never called", "kplugin add extension-point {plugin} {point}"),
+         "the method is never called", "kplugin add extension-point {plugin_name} {point}"),
     Rule("point-not-in-version", "extension-points", WARNING,
          "the scheduler of the project's Kubernetes version has no such extension point: it never calls the method",
          "kplugin upgrade to a version that has it ({since}), or remove the method"),
@@ -185,7 +194,7 @@ RULES: tuple[Rule, ...] = (
          "write the method, or remove {point} from kplugin.yaml and run kplugin refresh"),
     Rule("point-not-enabled-in-code", "extension-points", ERROR,
          "kube-scheduler exits at start-up: the plugin does not implement the extension point",
-         "kplugin add extension-point {plugin} {point}, or remove it from the configuration"),
+         "kplugin add extension-point {plugin_name} {point}, or remove it from the configuration"),
     Rule("point-not-enabled", "extension-points", WARNING, "the scheduler never calls it",
          "kplugin render-config (or enable it by hand)"),
     # 12. the framework of the target minor
@@ -211,6 +220,28 @@ RULES: tuple[Rule, ...] = (
          "the API server needs it too, and the scheduling.k8s.io version that serves PodGroups)",
          "run kube-scheduler with --feature-gates={gates} (kplugin refresh writes it into deploy/ and "
          "the chart)"),
+    Rule("gate-unknown", "framework", ERROR,
+         "kube-scheduler exits at start on a feature gate its version does not know (unrecognized feature gate)",
+         "remove {gate} from the Deployment's --feature-gates (kplugin refresh writes the gates the version needs "
+         "into deploy/ and the chart)"),
+    Rule("prequeueinghint-no-pods", "framework", ERROR,
+         "the scheduling queue asks a plugin's QueueingHint only about the pods its PreQueueingHint names: one that "
+         "names none for every event leaves the pods the plugin rejected waiting for the periodic flush (minutes)",
+         "return the pending pods the event concerns (fw.PendingPods of a lister's pods), or AllPods where the "
+         "event does not tell"),
+    Rule("prequeueinghint-unsupported", "framework", ERROR,
+         "ClusterEventWithHint has PreQueueingHintFn from Kubernetes 1.37: native code that names one does not "
+         "build before", "target 1.37 or later, or drop the PreQueueingHintFn (or move the plugin to "
+         f"{Setting.API} layer, whose internal/fw leaves it out where the framework has none)"),
+    Rule("prequeueinghint-ignored", "framework", INFO,
+         "ClusterEventWithHint has PreQueueingHintFn from Kubernetes 1.37: before, internal/fw leaves it out, and "
+         "the QueueingHint alone decides, pod by pod", "nothing to do: the same code uses it from 1.37"),
+    Rule("prequeueinghint-gate-off", "framework", WARNING,
+         f"at 1.37 the scheduling queue calls PreQueueingHints only with the feature gate {PRE_QUEUEING_HINTS_GATE} "
+         "on (alpha, off by default; beta and on from 1.38): the plugin's QueueingHint then runs once per pod it "
+         "rejected, on every event it registered",
+         f"add {PRE_QUEUEING_HINTS_GATE}=true to the scheduler's --feature-gates in the Deployment of deploy/ and "
+         "of the chart (kplugin e2e turns it on by itself), or leave it off until 1.38"),
     Rule("queuesort-pods-only", "framework", WARNING,
          "from 1.37 the scheduling queue may hold pod groups (GenericWorkload gate on): Less is then called with "
          "entries that are no pod, for which QueuedPod returns nil and a type assertion to a pod's entry fails",
@@ -223,3 +254,17 @@ RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 BY_ID = {rule.id: rule for rule in RULES}
+
+
+class _Placeholders(dict[str, str]):
+    """A rule's values as a list of the rules shows them: a setting stays a placeholder
+    (the CLI spells it as its flag), any other value is named, <like_this>."""
+
+    def __missing__(self, key: str) -> str:
+        return f"<{key}>"
+
+
+def listed(rule: Rule) -> Rule:
+    """The rule as ``doctor --list-rules`` shows it, its values named, not template fields."""
+    names = _Placeholders({s.value[1:-1]: s.value for s in Setting})
+    return Rule(rule.id, rule.check, rule.severity, rule.why.format_map(names), rule.fix.format_map(names))

@@ -19,13 +19,19 @@ The lines, read from the sources of every supported minor (klog's structured for
   placement for podGroup" and "Calculated placement's final score for podGroup" (V(10)),
   in ``schedule_one_podgroup.go`` 1.36-1.37 and ``algorithm_podgroup.go`` 1.38; the
   scheduler takes the best total (a tie at random). 1.38 logs a group's pods' attempts
-  there too.
+  there too. A cycle ends with "Successfully scheduled a pod group", "Unable to schedule a
+  pod group" or "Pod group is waiting for preemption" (V(2)): a log that stops in a
+  cycle's middle reports the last cycle that ended.
 - a pod group's moves in the queue (1.37 on, where the queue holds groups as entities):
   "Entity moved to an internal scheduling queue" with ``type="podgroup"``. A gang that
   fails goes to the backoff queue with no plugin to wait for ("unschedulable plugins={}")
   and comes back on ``BackoffComplete``, so its retries are counted apart from the
   cluster events that moved it.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
+- the queue's PreQueueingHints (1.37 on, gate SchedulerPreQueueingHints: alpha in 1.37,
+  on from 1.38), V(5) in ``scheduling_queue.go``: "PreQueueingHint narrowed pod set" with
+  how many of the unschedulable pods an event's PreQueueingHints named (``candidates``)
+  and how many there were (``total``); only the named ones are asked their QueueingHint.
 - each node's Filter status for a pod no node fits: the scheduler itself logs them only
   as the counts of its message, so e2e enables kplugin's reporting plugin (the project's
   ``internal/rejections/zz_generated.rejections.go``), the first PostFilter plugin, which
@@ -49,10 +55,33 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from kplugin.e2e.logfacts import (
+    GroupLog,
+    LogFacts,
+    Narrowing,
+    NodeRejection,
+    NodeScore,
+    PlacementCycle,
+    PlacementScore,
+    Preemption,
+    Requeue,
+)
 from kplugin.e2e.state import NAMESPACE
+
+__all__ = [
+    "GroupLog",
+    "LogFacts",
+    "Narrowing",
+    "NodeRejection",
+    "NodeScore",
+    "PlacementCycle",
+    "PlacementScore",
+    "Preemption",
+    "Requeue",
+    "read_log",
+]
 
 # the -v and --vmodule that make the scheduler log all of the above
 # (schedule_one_podgroup.go, 1.36 on: a pod group's cycle, V(3) for the group's attempt and
@@ -62,118 +91,11 @@ from kplugin.e2e.state import NAMESPACE
 SCORE_VMODULE = "schedule_one=10,schedule_one_podgroup=10,algorithm_podgroup=10,zz_generated.rejections=5"
 ATTEMPT_VMODULE = "schedule_one=3,schedule_one_podgroup=4,algorithm_podgroup=4"
 QUEUE_VMODULE = "scheduling_queue=5,active_queue=5,backoff_queue=5"
-
-
-@dataclass(frozen=True)
-class NodeScore:
-    """One node's score for a pod: each Score plugin's weighted score and their sum."""
-
-    node: str
-    total: int
-    plugins: dict[str, int]
-
-
-@dataclass(frozen=True)
-class Requeue:
-    """A cluster event that moved a pod back to the active or backoff queue."""
-
-    event: str
-    queue: str
-    hint: str = ""
-    at: float | None = None  # when: the log's time (seconds since the epoch), or an offset from it
-
-    def as_json(self) -> dict[str, object]:
-        """As --json has it: the hint and the time only where the log gave them."""
-        return {
-            "event": self.event,
-            "queue": self.queue,
-            **({"hint": self.hint} if self.hint else {}),
-            **({"at": self.at} if self.at is not None else {}),
-        }
-
-
-@dataclass(frozen=True)
-class PlacementScore:
-    """One placement's score for a pod group: each PlacementScore plugin's weighted score
-    and their sum."""
-
-    placement: str
-    total: int
-    plugins: dict[str, int]
-
-
-@dataclass(frozen=True)
-class PlacementCycle:
-    """A pod group's last cycle: the placements it tried, in order, and the scores of
-    those that took the group (none where fewer than two did)."""
-
-    tried: tuple[str, ...] = ()
-    scores: tuple[PlacementScore, ...] = ()  # best first
-
-    @property
-    def chosen(self) -> str | None:
-        """The placement the scheduler took, where the log tells: the best total (None
-        for a tie, which it breaks at random), or the only placement tried."""
-        if self.scores:
-            best = [s for s in self.scores if s.total == self.scores[0].total]
-            return best[0].placement if len(best) == 1 else None
-        return self.tried[0] if len(self.tried) == 1 else None
-
-
-@dataclass(frozen=True)
-class GroupLog:
-    """What the log tells of one pod group: its cycles, its last cycle's placements, the
-    cluster events that moved it back to the active or backoff queue, and how often it
-    came back when its backoff ended."""
-
-    attempts: int = 0
-    placements: PlacementCycle = field(default_factory=PlacementCycle)
-    requeues: tuple[Requeue, ...] = ()
-    backoffs: int = 0
-
-
-@dataclass(frozen=True)
-class NodeRejection:
-    """A node a Filter plugin rejected for a pod, and why (plugin "": a node Filter did not
-    evaluate)."""
-
-    node: str
-    plugin: str
-    code: str
-    reason: str
-
-    def as_json(self) -> dict[str, str]:
-        return {"node": self.node, "plugin": self.plugin, "code": self.code, "reason": self.reason}
-
-
-@dataclass(frozen=True)
-class Preemption:
-    preemptor: str
-    node: str
-
-
-@dataclass
-class LogFacts:
-    scores: dict[str, tuple[NodeScore, ...]] = field(default_factory=dict)
-    attempts: dict[str, int] = field(default_factory=dict)
-    # pod -> each attempt's log time (None where its line had no readable header)
-    attempt_times: dict[str, list[float | None]] = field(default_factory=dict)
-    groups: dict[str, GroupLog] = field(default_factory=dict)  # pod group (its key, as a pod's) -> its log
-    requeues: dict[str, list[Requeue]] = field(default_factory=dict)
-    preempted: dict[str, Preemption] = field(default_factory=dict)  # victim -> by whom, where
-    # pod -> the nodes the Filter plugins rejected in its last attempt, by node and plugin
-    rejections: dict[str, tuple[NodeRejection, ...]] = field(default_factory=dict)
-    # pod -> (plugin, status) of a PreEnqueue plugin that keeps it from the queue, where no
-    # attempt came after it
-    held: dict[str, tuple[str, str]] = field(default_factory=dict)
-    denied: list[str] = field(default_factory=list)  # sorted "verb resource.group"
-    informers_denied: bool = False  # a list or watch among them: the informers never sync
-    unserved: list[str] = field(default_factory=list)  # sorted types an informer lists that are not served
-
-    @property
-    def not_ready(self) -> bool:
-        """An informer that cannot list: the scheduler never syncs, never schedules."""
-        return self.informers_denied or bool(self.unserved)
+# the queue's PreEnqueue line (V(4) from 1.29; V(0) at 1.28) at every size: without it a
+# pod a PreEnqueue plugin holds is only found when --timeout runs out; from 1.35 the
+# queue's moves are logged elsewhere, so this adds a line per held pod (up to 1.34, one
+# per move too)
+HELD_VMODULE = "scheduling_queue=4"
 
 
 _SCORE_LINE = re.compile(
@@ -184,6 +106,12 @@ _ATTEMPT = re.compile(
     r'"Attempting to schedule (?:pod|a pod belonging to a pod group)"(?: podGroup="[^"]*")? pod="(?P<pod>[^"]+)"'
 )
 _GROUP_ATTEMPT = re.compile(r'"Attempting to schedule pod group"(?: podGroupType="[^"]*")? podGroup="(?P<group>[^"]+)"')
+# a pod group's cycle's end, V(2) in schedule_one_podgroup.go 1.36-1.38: scheduled, waiting
+# for preemption, or not scheduled
+_GROUP_ENDED = re.compile(
+    r'"(?:Successfully scheduled a pod group|Unable to schedule a pod group|Pod group is waiting for preemption)"'
+    r'(?: podGroupType="[^"]*")? podGroup="(?P<group>[^"]+)"'
+)
 _PLACEMENT_TRIED = re.compile(
     r'"Assuming placement in snapshot"(?: podGroupType="[^"]*")? '
     r'podGroup="(?P<group>[^"]+)" placement="(?P<placement>[^"]+)"'
@@ -214,6 +142,8 @@ _NOT_REQUEUES = frozenset(
 )
 # the queueing strategies 1.28-1.34 log as numbers
 _HINTS = {"0": "QueueSkip", "1": "QueueAfterBackoff", "2": "QueueImmediately"}
+# scheduling_queue.go V(5), 1.37 on: the pods an event's PreQueueingHints named
+_NARROWED = re.compile(r'"PreQueueingHint narrowed pod set" candidates=(?P<candidates>[0-9]+) total=(?P<total>[0-9]+)')
 _PREEMPTED = re.compile(
     r'"Preemptor Pod preempted victim Pod" preemptor="(?P<preemptor>[^"]+)" victim="(?P<victim>[^"]+)" '
     r'node="(?P<node>[^"]+)"'
@@ -265,140 +195,226 @@ def pod_key(reference: str) -> str:
     return name if namespace == NAMESPACE else reference
 
 
+class _Reader:
+    """One pass over a scheduler's log: what each kind of line adds, kept apart until the
+    end (a pod's last attempt's scores, a group's last cycle) and then made LogFacts."""
+
+    def __init__(self, key: Callable[[str], str | None]) -> None:
+        self.key = key
+        self.facts = LogFacts()
+        self.now = datetime.now(UTC)
+        self.plugins: dict[str, dict[str, dict[str, int]]] = {}  # pod -> node -> plugin -> score
+        self.totals: dict[str, dict[str, int]] = {}  # pod -> node -> total
+        # a pod group's cycles and moves; its last cycle's placements, and their scores
+        self.group_attempts: dict[str, int] = {}
+        self.group_requeues: dict[str, list[Requeue]] = {}
+        self.group_backoffs: dict[str, int] = {}
+        self.tried: dict[str, list[str]] = {}
+        self.placement_plugins: dict[str, dict[str, dict[str, int]]] = {}
+        self.placement_totals: dict[str, dict[str, int]] = {}
+        # the last cycle that ended ("Unable to schedule a pod group", ...): its placements
+        # and scores stand where the log stops in a later cycle's middle (the scheduler was
+        # stopped while 1.36 retried a gang that does not fit, in a burst)
+        self.ended: dict[str, bool] = {}
+        self.last_ended: dict[str, tuple[list[str], dict[str, dict[str, int]], dict[str, int]]] = {}
+        self.denied: set[str] = set()
+        self.unserved: set[str] = set()
+        self.rejected: dict[str, dict[tuple[str, str], NodeRejection]] = {}  # pod -> (node, plugin) -> why
+
+    def placement_score(self, line: str) -> None:
+        match = _PLACEMENT_SCORE.search(line)
+        group = self.key(match["group"]) if match else None
+        if match is None or group is None:
+            return
+        if match["plugin"] is not None:
+            of_placement = self.placement_plugins.setdefault(group, {}).setdefault(match["placement"], {})
+            of_placement[match["plugin"]] = int(match["score"])
+        else:
+            self.placement_totals.setdefault(group, {})[match["placement"]] = int(match["score"])
+
+    def node_score(self, line: str) -> None:
+        match = _SCORE_LINE.search(line)
+        pod = self.key(match["pod"]) if match else None
+        if match is None or pod is None:
+            return
+        score = int(match["score"])
+        if match["plugin"] is not None:
+            if pod in self.totals:  # a new attempt: forget the previous one
+                del self.totals[pod]
+                self.plugins.pop(pod, None)
+            self.plugins.setdefault(pod, {}).setdefault(match["node"], {})[match["plugin"]] = score
+        else:
+            self.totals.setdefault(pod, {})[match["node"]] = score
+
+    def group_attempt(self, line: str) -> None:
+        match = _GROUP_ATTEMPT.search(line)
+        group = self.key(match["group"]) if match else None  # NAMESPACE/NAME, mapped as a pod's
+        if group is not None:
+            self.group_attempts[group] = self.group_attempts.get(group, 0) + 1
+            self.tried[group], self.placement_plugins[group], self.placement_totals[group] = [], {}, {}  # a new cycle
+            self.ended[group] = False
+
+    def group_ended(self, line: str) -> None:
+        match = _GROUP_ENDED.search(line)
+        group = self.key(match["group"]) if match else None
+        if group is not None:
+            self.ended[group] = True
+            tried = self.tried.get(group, [])
+            self.last_ended[group] = (
+                tried,
+                self.placement_plugins.get(group, {}),
+                self.placement_totals.get(group, {}),
+            )
+
+    def placement_tried(self, line: str) -> None:
+        match = _PLACEMENT_TRIED.search(line)
+        group = self.key(match["group"]) if match else None
+        if match is not None and group is not None:
+            self.tried.setdefault(group, []).append(match["placement"])
+
+    def attempt(self, line: str) -> None:
+        match = _ATTEMPT.search(line)
+        pod = self.key(match["pod"]) if match else None
+        if pod is not None:
+            self.facts.attempts[pod] = self.facts.attempts.get(pod, 0) + 1
+            self.facts.attempt_times.setdefault(pod, []).append(line_time(line, self.now))
+            self.rejected.pop(pod, None)  # a new attempt: its own rejections
+            self.facts.held.pop(pod, None)  # let into the queue since
+
+    def held(self, line: str) -> None:
+        values = {m["key"]: m["value"] for m in _KEY_VALUE.finditer(line, line.index(_HELD) + len(_HELD))}
+        pod = self.key(values["pod"]) if "pod" in values and "plugin" in values else None
+        if pod is not None:
+            self.facts.held[pod] = (values["plugin"], _unquote(values.get("status", "")))
+
+    def node_rejected(self, line: str) -> None:
+        values = {m["key"]: m["value"] for m in _KEY_VALUE.finditer(line, line.index(_REJECTED) + len(_REJECTED))}
+        pod = self.key(values["pod"]) if all(k in values for k in _REJECTION_KEYS) else None
+        if pod is not None:
+            node, plugin = values["node"], values["plugin"]
+            self.rejected.setdefault(pod, {})[(node, plugin)] = NodeRejection(
+                node, plugin, values["code"], _unquote(values["reason"])
+            )
+
+    def moved(self, line: str) -> None:
+        match = _MOVED.search(line)
+        pod = self.key(match["pod"]) if match else None
+        if match is None or pod is None:
+            return
+        if match["type"] == "podgroup":
+            if match["event"] == "BackoffComplete":
+                self.group_backoffs[pod] = self.group_backoffs.get(pod, 0) + 1
+            elif match["event"] not in _NOT_REQUEUES:
+                moved = Requeue(match["event"], match["queue"], at=line_time(line, self.now))
+                self.group_requeues.setdefault(pod, []).append(moved)
+            return
+        if match["event"] in _NOT_REQUEUES:
+            return
+        hint = match["hint"] or ""
+        requeue = Requeue(match["event"], match["queue"], _HINTS.get(hint, hint), line_time(line, self.now))
+        moves = self.facts.requeues.setdefault(pod, [])
+        last = moves[-1] if moves else None
+        if hint and last is not None and (last.event, last.queue, last.hint) == (requeue.event, requeue.queue, ""):
+            # the same move, logged again with its hint (1.31-1.34): its first time
+            moves[-1] = Requeue(requeue.event, requeue.queue, requeue.hint, last.at)
+        else:
+            moves.append(requeue)
+
+    def narrowed(self, line: str) -> None:
+        match = _NARROWED.search(line)
+        if match is not None and int(match["total"]):  # an event while no pod waits narrows nothing
+            self.facts.narrowed.append(
+                Narrowing(int(match["candidates"]), int(match["total"]), line_time(line, self.now))
+            )
+
+    def preempted(self, line: str) -> None:
+        match = _PREEMPTED.search(line)
+        if match is not None:
+            victim, preemptor = self.key(match["victim"]), self.key(match["preemptor"])
+            if victim is not None:
+                self.facts.preempted[victim] = Preemption(preemptor or match["preemptor"], match["node"])
+
+    def not_served(self, line: str) -> None:
+        self.unserved.update(_shown_type(found["type"]) for found in _UNSERVED.finditer(line))
+
+    def forbidden(self, line: str) -> None:
+        if "resource" not in line:
+            return
+        for found in _FORBIDDEN.finditer(line):
+            group = found["group"] or ""
+            self.denied.add(f"{found['verb']} {found['resource']}" + (f".{group}" if group else ""))
+            self.facts.informers_denied |= found["verb"] in ("list", "watch")
+
+    def result(self) -> LogFacts:
+        facts = self.facts
+        for pod, by_node in self.totals.items():
+            by_plugin = self.plugins.get(pod, {})
+            scored = [NodeScore(n, total, dict(sorted(by_plugin.get(n, {}).items()))) for n, total in by_node.items()]
+            facts.scores[pod] = tuple(sorted(scored, key=lambda s: (-s.total, s.node)))
+        seen = (
+            self.group_attempts.keys()
+            | self.tried.keys()
+            | self.placement_totals.keys()
+            | self.group_requeues.keys()
+            | self.group_backoffs.keys()
+        )
+        for group in sorted(seen):
+            if not self.ended.get(group, True) and group in self.last_ended:  # the log stops mid-cycle
+                self.tried[group], self.placement_plugins[group], self.placement_totals[group] = self.last_ended[group]
+            per_placement = self.placement_plugins.get(group, {})
+            placed = [
+                PlacementScore(name, total, dict(sorted(per_placement.get(name, {}).items())))
+                for name, total in self.placement_totals.get(group, {}).items()
+            ]
+            cycle = PlacementCycle(
+                tuple(self.tried.get(group, ())), tuple(sorted(placed, key=lambda s: (-s.total, s.placement)))
+            )
+            facts.groups[group] = GroupLog(
+                self.group_attempts.get(group, 0),
+                cycle,
+                tuple(self.group_requeues.get(group, ())),
+                self.group_backoffs.get(group, 0),
+            )
+        facts.denied = sorted(self.denied)
+        facts.unserved = sorted(self.unserved)
+        facts.rejections = {pod: tuple(found[k] for k in sorted(found)) for pod, found in self.rejected.items()}
+        return facts
+
+
+# The classifier: what marks each kind of line, and what reads it, in order (the first
+# marker a line holds decides: "Attempting to schedule pod group" before "Attempting to
+# schedule", a placement's score before a node's).
+_LINES: tuple[tuple[str, Callable[[_Reader, str], None]], ...] = (
+    ("placement for podGroup", _Reader.placement_score),
+    ("placement's final score for podGroup", _Reader.placement_score),
+    ("score for pod", _Reader.node_score),
+    ("scored node for pod", _Reader.node_score),
+    ("Attempting to schedule pod group", _Reader.group_attempt),
+    ("scheduled a pod group", _Reader.group_ended),  # Successfully scheduled a pod group
+    ("Unable to schedule a pod group", _Reader.group_ended),
+    ("Pod group is waiting for preemption", _Reader.group_ended),
+    ("Assuming placement in snapshot", _Reader.placement_tried),
+    ("Attempting to schedule", _Reader.attempt),
+    (_HELD, _Reader.held),
+    (_REJECTED, _Reader.node_rejected),
+    ("moved to an internal scheduling queue", _Reader.moved),
+    ("PreQueueingHint narrowed pod set", _Reader.narrowed),
+    ("Preemptor Pod preempted victim Pod", _Reader.preempted),
+    ("could not find the requested resource", _Reader.not_served),
+    ("cannot", _Reader.forbidden),
+)
+
+
 def read_log(lines: Iterable[str], key: Callable[[str], str | None] = pod_key) -> LogFacts:
     """Everything above, by pod; ``key`` maps the log's NAMESPACE/NAME to the pod's key
     in the report (None: not a pod of the run)."""
-    facts = LogFacts()
-    now = datetime.now(UTC)
-    plugins: dict[str, dict[str, dict[str, int]]] = {}
-    # a pod group's cycles and moves; its last cycle's placements, and their scores (plugin and total)
-    group_attempts: dict[str, int] = {}
-    group_requeues: dict[str, list[Requeue]] = {}
-    group_backoffs: dict[str, int] = {}
-    tried: dict[str, list[str]] = {}
-    placement_plugins: dict[str, dict[str, dict[str, int]]] = {}
-    placement_totals: dict[str, dict[str, int]] = {}
-    totals: dict[str, dict[str, int]] = {}
-    denied: set[str] = set()
-    unserved: set[str] = set()
-    rejected: dict[str, dict[tuple[str, str], NodeRejection]] = {}  # pod -> (node, plugin) -> why
+    reader = _Reader(key)
     for line in lines:
-        if "placement for podGroup" in line or "placement's final score for podGroup" in line:
-            match = _PLACEMENT_SCORE.search(line)
-            group = key(match["group"]) if match else None
-            if match is not None and group is not None:
-                if match["plugin"] is not None:
-                    of_placement = placement_plugins.setdefault(group, {}).setdefault(match["placement"], {})
-                    of_placement[match["plugin"]] = int(match["score"])
-                else:
-                    placement_totals.setdefault(group, {})[match["placement"]] = int(match["score"])
-        elif "score for pod" in line or "scored node for pod" in line:
-            match = _SCORE_LINE.search(line)
-            if match is None:
-                continue
-            pod = key(match["pod"])
-            if pod is None:
-                continue
-            score = int(match["score"])
-            if match["plugin"] is not None:
-                if pod in totals:  # a new attempt: forget the previous one
-                    del totals[pod]
-                    plugins.pop(pod, None)
-                plugins.setdefault(pod, {}).setdefault(match["node"], {})[match["plugin"]] = score
-            else:
-                totals.setdefault(pod, {})[match["node"]] = score
-        elif "Attempting to schedule pod group" in line:
-            match = _GROUP_ATTEMPT.search(line)
-            group = key(match["group"]) if match else None  # NAMESPACE/NAME, mapped as a pod's
-            if group is not None:
-                group_attempts[group] = group_attempts.get(group, 0) + 1
-                tried[group], placement_plugins[group], placement_totals[group] = [], {}, {}  # a new cycle
-        elif "Assuming placement in snapshot" in line:
-            match = _PLACEMENT_TRIED.search(line)
-            group = key(match["group"]) if match else None
-            if match is not None and group is not None:
-                tried.setdefault(group, []).append(match["placement"])
-        elif "Attempting to schedule" in line:
-            match = _ATTEMPT.search(line)
-            pod = key(match["pod"]) if match else None
-            if pod is not None:
-                facts.attempts[pod] = facts.attempts.get(pod, 0) + 1
-                facts.attempt_times.setdefault(pod, []).append(line_time(line, now))
-                rejected.pop(pod, None)  # a new attempt: its own rejections
-                facts.held.pop(pod, None)  # let into the queue since
-        elif _HELD in line:
-            values = {m["key"]: m["value"] for m in _KEY_VALUE.finditer(line, line.index(_HELD) + len(_HELD))}
-            pod = key(values["pod"]) if "pod" in values and "plugin" in values else None
-            if pod is not None:
-                facts.held[pod] = (values["plugin"], _unquote(values.get("status", "")))
-        elif _REJECTED in line:
-            after = line.index(_REJECTED) + len(_REJECTED)
-            values = {m["key"]: m["value"] for m in _KEY_VALUE.finditer(line, after)}
-            pod = key(values["pod"]) if all(k in values for k in _REJECTION_KEYS) else None
-            if pod is not None:
-                node, plugin = values["node"], values["plugin"]
-                rejected.setdefault(pod, {})[(node, plugin)] = NodeRejection(
-                    node, plugin, values["code"], _unquote(values["reason"])
-                )
-        elif "moved to an internal scheduling queue" in line:
-            match = _MOVED.search(line)
-            pod = key(match["pod"]) if match else None
-            if match is not None and pod is not None and match["type"] == "podgroup":
-                if match["event"] == "BackoffComplete":
-                    group_backoffs[pod] = group_backoffs.get(pod, 0) + 1
-                elif match["event"] not in _NOT_REQUEUES:
-                    moved = Requeue(match["event"], match["queue"], at=line_time(line, now))
-                    group_requeues.setdefault(pod, []).append(moved)
-            elif match is not None and pod is not None and match["event"] not in _NOT_REQUEUES:
-                hint = match["hint"] or ""
-                requeue = Requeue(match["event"], match["queue"], _HINTS.get(hint, hint), line_time(line, now))
-                moves = facts.requeues.setdefault(pod, [])
-                last = moves[-1] if moves else None
-                if (
-                    hint
-                    and last is not None
-                    and (last.event, last.queue, last.hint) == (requeue.event, requeue.queue, "")
-                ):
-                    # the same move, logged again with its hint (1.31-1.34): its first time
-                    moves[-1] = Requeue(requeue.event, requeue.queue, requeue.hint, last.at)
-                else:
-                    moves.append(requeue)
-        elif "Preemptor Pod preempted victim Pod" in line:
-            match = _PREEMPTED.search(line)
-            if match is not None:
-                victim, preemptor = key(match["victim"]), key(match["preemptor"])
-                if victim is not None:
-                    facts.preempted[victim] = Preemption(preemptor or match["preemptor"], match["node"])
-        elif "could not find the requested resource" in line:
-            unserved.update(_shown_type(found["type"]) for found in _UNSERVED.finditer(line))
-        elif "cannot" in line and "resource" in line:
-            for found in _FORBIDDEN.finditer(line):
-                group = found["group"] or ""
-                denied.add(f"{found['verb']} {found['resource']}" + (f".{group}" if group else ""))
-                facts.informers_denied |= found["verb"] in ("list", "watch")
-    for pod, by_node in totals.items():
-        by_plugin = plugins.get(pod, {})
-        scored = [NodeScore(n, total, dict(sorted(by_plugin.get(n, {}).items()))) for n, total in by_node.items()]
-        facts.scores[pod] = tuple(sorted(scored, key=lambda s: (-s.total, s.node)))
-    seen = (
-        group_attempts.keys() | tried.keys() | placement_totals.keys() | group_requeues.keys() | group_backoffs.keys()
-    )
-    for group in sorted(seen):
-        per_placement = placement_plugins.get(group, {})
-        placed = [
-            PlacementScore(name, total, dict(sorted(per_placement.get(name, {}).items())))
-            for name, total in placement_totals.get(group, {}).items()
-        ]
-        cycle = PlacementCycle(
-            tuple(tried.get(group, ())), tuple(sorted(placed, key=lambda s: (-s.total, s.placement)))
-        )
-        facts.groups[group] = GroupLog(
-            group_attempts.get(group, 0), cycle, tuple(group_requeues.get(group, ())), group_backoffs.get(group, 0)
-        )
-    facts.denied = sorted(denied)
-    facts.unserved = sorted(unserved)
-    facts.rejections = {pod: tuple(found[k] for k in sorted(found)) for pod, found in rejected.items()}
-    return facts
+        for marker, read in _LINES:
+            if marker in line:
+                read(reader, line)
+                break
+    return reader.result()
 
 
 def _unquote(quoted: str) -> str:

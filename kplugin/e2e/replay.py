@@ -151,6 +151,9 @@ def detail_level(scenario: Scenario) -> tuple[str, str]:
     if pods <= QUEUE_PODS:
         parts.append(logs.QUEUE_VMODULE)
         shown.append("requeues")
+    else:
+        parts.append(logs.HELD_VMODULE)
+        shown.append("held pods")
     return ",".join(parts), ", ".join(shown)
 
 
@@ -221,6 +224,7 @@ def replay(
             key: replace(group, requeues=tuple(replace(r, at=_since(r.at, origin)) for r in group.requeues))
             for key, group in facts.groups.items()
         },
+        narrowed=tuple(replace(n, at=_since(n.at, origin)) for n in facts.narrowed),
     )
 
 

@@ -20,6 +20,7 @@ from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
 from kplugin.e2e.groups import Group, group_json, groups
+from kplugin.e2e.logs import Narrowing
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
 from kplugin.e2e.scenario import (
     DEFAULT_SCENARIO,
@@ -30,11 +31,13 @@ from kplugin.e2e.scenario import (
     project_crds,
     with_objects,
 )
+from kplugin.generate import plugincode
+from kplugin.kube import kinds
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster, Existing, Local
 from kplugin.kube.kubeconfig import Kubeconfig
-from kplugin.model import rbacrules
+from kplugin.model import crds, manifests, rbacrules
 from kplugin.model.manifests import GateFlags
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
@@ -66,6 +69,7 @@ class Outcome:
     scheduling_seconds: float = 0.0
     detail: str = ""
     groups: list[Group] = field(default_factory=list)  # the scenario's pod groups, as groups
+    narrowed: tuple[Narrowing, ...] = ()  # events the plugins' PreQueueingHints narrowed
 
     @property
     def failed(self) -> list[PodPlacement]:
@@ -81,6 +85,48 @@ RBAC_FILE = "deploy/rbac.yaml"
 REJECTIONS_SOURCE = "internal/rejections/zz_generated.rejections.go"
 
 
+def check_rules_cover(project: Project) -> None:
+    """config/rbac/rules.yaml lets the scheduler list and watch every custom resource the
+    plugins' code reads and every kind of config/crd/: else its informers never sync and
+    the run would only find it out after building and starting everything (doctor's
+    rbac-informer-unread and rbac-crd-unread, as one line and exit 2)."""
+    granted = [r.as_dict() for r in rbacrules.load(project.root)]
+
+    def refuse(where: str, group: str, plural: str) -> UsageError:
+        rule = f"{{apiGroups: [{group}], resources: [{plural}], verbs: [get, list, watch]}}"
+        return UsageError(
+            f"{where} reads {plural}.{group}, and {rbacrules.RULES_FILE} grants no list and watch on it: add {rule} "
+            f"to it and run kplugin refresh (or run with {Setting.ADMIN})"
+        )
+
+    for path, line, group, plural in plugincode.resources_read(project):
+        if rbacrules.missing((rbacrules.watches(group, plural),), granted):
+            raise refuse(f"{path.relative_to(project.root)}:{line}", group, plural)
+    for definition in crds.load(project.root):
+        for info in kinds.from_crd(definition.body)[:1]:  # one plural and group for all its versions
+            if rbacrules.missing((rbacrules.watches(info.group, info.plural),), granted):
+                raise refuse(f"{definition.where} ({info.kind})", info.group, info.plural)
+
+
+def rbac_beyond(project: Project, documents: list[dict[str, Any]]) -> str | None:
+    """What deploy/rbac.yaml's ClusterRole grants beyond what the scheduler of the
+    project's version and config/rbac/rules.yaml ask for, as a notice (None: nothing)."""
+    version = project.target.version
+    wanted = rbacrules.merged(manifests.scheduler_rules(version.major, version.minor), rbacrules.load(project.root))
+    extra = rbacrules.beyond(_cluster_role_rules(documents), wanted)
+    if not extra:
+        return None
+    listed = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+    return (
+        f"{RBAC_FILE} grants more than the scheduler and {rbacrules.RULES_FILE} ask for ({listed}): the run uses it "
+        "as it is; kplugin refresh writes it from the file"
+    )
+
+
+def _cluster_role_rules(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for d in documents if d.get("kind") == "ClusterRole" for r in d.get("rules") or [] if isinstance(r, dict)]
+
+
 def rbac_documents(project: Project) -> list[dict[str, Any]]:
     """The RBAC the project deploys with (deploy/rbac.yaml, as the user has it)."""
     path = project.root / RBAC_FILE
@@ -90,8 +136,7 @@ def rbac_documents(project: Project) -> list[dict[str, Any]]:
     docs = yamlio.parse(safefs.decode(data, "RBAC file", path), f"RBAC file {path}", path=path, every_document=True)
     if not all(isinstance(d, dict) for d in docs):
         raise UsageError(f"{path}: every document must be a Kubernetes object")
-    granted = [r for d in docs if d.get("kind") == "ClusterRole" for r in d.get("rules") or [] if isinstance(r, dict)]
-    missing = rbacrules.missing(rbacrules.load(project.root), granted)
+    missing = rbacrules.missing(rbacrules.load(project.root), _cluster_role_rules(docs))
     if missing:  # the rules file was edited since deploy/ was written: the run would only find it forbidden
         raise UsageError(
             f"{path}: its ClusterRole misses {', '.join(missing[:3])}{' …' if len(missing) > 3 else ''} that "
@@ -116,6 +161,8 @@ class Inputs:
     config: SchedulerConfig  # render-config's, for a single test scheduler (kubeconfig set per run)
     rbac: list[dict[str, Any]] | None  # deploy/rbac.yaml's objects; None: run with an admin token
     notices: tuple[str, ...] = ()  # e.g. args not checked by the plugins' Go code
+    # the scheduler's feature gates as --feature-gates sets them (they win over kplugin's)
+    feature_gates: tuple[tuple[str, bool], ...] = ()
 
 
 def for_copy(inputs: Inputs, copy: Project) -> Inputs:
@@ -126,7 +173,7 @@ def for_copy(inputs: Inputs, copy: Project) -> Inputs:
         return inputs
     rbac = None if inputs.rbac is None else rbac_documents(copy)
     config = replace(inputs.config, node_rejections=reports_rejections(copy))
-    return Inputs(copy, inputs.scenario, config, rbac, inputs.notices)
+    return Inputs(copy, inputs.scenario, config, rbac, inputs.notices, inputs.feature_gates)
 
 
 def reports_rejections(project: Project) -> bool:
@@ -163,10 +210,13 @@ def prepare(
     *,
     weights: tuple[str, ...] = (),
     disable_default: tuple[str, ...] = (),
+    feature_gates: tuple[tuple[str, bool], ...] = (),
 ) -> Inputs:
     """Read and check everything the run needs from the user: the scenario first (cheap),
     then the RBAC, then the configuration (whose args the plugins' Go code decodes)."""
     loaded = scenario if isinstance(scenario, Scenario) else read_scenario(scenario, project.target, project.root)
+    if not admin:
+        check_rules_cover(project)
     rbac = None if admin else rbac_documents(project)
     request = render.RenderRequest(
         project=project,
@@ -181,7 +231,11 @@ def prepare(
     config = replace(config, node_rejections=reports_rejections(project))
     missing = rejections_notice(project)
     notices = (*notices, missing) if missing else notices
-    return Inputs(project=project, scenario=loaded, config=config, rbac=rbac, notices=notices)
+    beyond = rbac_beyond(project, rbac) if rbac is not None else None
+    notices = (*notices, beyond) if beyond else notices
+    return Inputs(
+        project=project, scenario=loaded, config=config, rbac=rbac, notices=notices, feature_gates=feature_gates
+    )
 
 
 def check_config(inputs: Inputs, scheduler: Path) -> None:
@@ -189,7 +243,8 @@ def check_config(inputs: Inputs, scheduler: Path) -> None:
     (--write-config-to: it builds every profile and exits): its own error, in one line,
     before the control plane starts."""
     document = replace(inputs.config, kubeconfig="/dev/null").document()
-    accepted, message = render.validate(scheduler, yamlio.dump(document), "the e2e configuration")
+    flags = gate_flags(inputs).scheduler  # an unknown gate is the binary's to refuse, here
+    accepted, message = render.validate(scheduler, yamlio.dump(document), "the e2e configuration", flags)
     if not accepted:
         raise OperationError(f"kube-scheduler {inputs.project.version} rejects the e2e configuration: {message}")
 
@@ -220,9 +275,11 @@ ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work
 
 def gate_flags(inputs: Inputs) -> GateFlags:
     """The flags for the feature gates the run needs: the plugins' points' and the
-    scenario's pod groups'."""
+    scenario's pod groups', the scheduler's with the gates of the plugins' code
+    (PreQueueingHints at 1.37) and those --feature-gates sets."""
     gates = tuple(sorted({*inputs.project.gates, *pod_group_gates(inputs.scenario)}))
-    return GateFlags.of(gates, inputs.project.target.facts)
+    code = plugincode.code_gates(inputs.project)
+    return GateFlags.of(gates, inputs.project.target.facts, code, dict(inputs.feature_gates))
 
 
 def gates_line(inputs: Inputs, existing: bool = False) -> str | None:
@@ -233,17 +290,19 @@ def gates_line(inputs: Inputs, existing: bool = False) -> str | None:
     reasons = (
         ("the plugins' points", inputs.project.gates),
         ("the scenario's pod groups", pod_group_gates(inputs.scenario)),
+        ("the plugins' PreQueueingHints", plugincode.code_gates(inputs.project)),
     )
     needs = " and ".join(reason for reason, gates in reasons if gates)
+    why = (f": {needs} need them" if needs else "") + (
+        f"; {Setting.FEATURE_GATES} as given" if inputs.feature_gates else ""
+    )
+    scheduler = f"kube-scheduler runs with {' '.join(flags.scheduler)}"
     if existing:
         served = ", ".join(f"{resource} of {version}" for version, resource in flags.served)
-        return f"kube-scheduler runs with {' '.join(flags.scheduler)}: {needs} need them" + (
-            f" (and the cluster to serve {served})" if served else ""
-        )
-    return (
-        f"kube-apiserver runs with {' '.join(flags.apiserver)} and kube-scheduler with {' '.join(flags.scheduler)}: "
-        f"{needs} need them"
-    )
+        return scheduler + why + (f" (and the cluster to serve {served})" if served else "")
+    if not flags.apiserver:
+        return scheduler + why
+    return f"kube-apiserver runs with {' '.join(flags.apiserver)} and {scheduler.replace(' runs', '')}{why}"
 
 
 def local_clusters(apiserver: Path, inputs: Inputs, progress: Progress) -> ClusterFactory:
@@ -324,6 +383,7 @@ def outcome_of(inputs: Inputs, session: Session, kept: Path | None, seconds: flo
         scheduling_seconds=session.scheduling_seconds,
         detail=session.detail,
         groups=groups(inputs.scenario, session.placements, session.groups),
+        narrowed=session.narrowed,
     )
 
 
@@ -377,7 +437,20 @@ def as_json(outcome: Outcome) -> dict[str, Any]:
         "logDetail": outcome.detail,
         "pods": [placement_json(p) for p in outcome.placements],
         "groups": [group_json(g) for g in outcome.groups],
+        "preQueueingHints": [n.as_json() for n in outcome.narrowed],
     }
+
+
+def narrowed_line(narrowed: tuple[Narrowing, ...]) -> str | None:
+    """What the run says of the events the plugins' PreQueueingHints narrowed (None: none)."""
+    if not narrowed:
+        return None
+    asked = sum(n.candidates for n in narrowed)
+    held = sum(n.total for n in narrowed)
+    return (
+        f"e2e: PreQueueingHints narrowed {len(narrowed)} event(s): the queue asked the QueueingHints about "
+        f"{asked} of the {held} unschedulable pod(s) it held then"
+    )
 
 
 def check(outcome: Outcome) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from kplugin.e2e.logs import GroupLog, NodeRejection, NodeScore, Requeue
+from kplugin.e2e.logs import GroupLog, Narrowing, NodeRejection, NodeScore, Requeue
 from kplugin.e2e.state import DELETED, PENDING, PREEMPTED
 from kplugin.kube import bulk
 
@@ -116,6 +116,7 @@ class Session:
     detail: str = ""  # what the log was asked for
     log: Path | None = None
     groups: dict[str, GroupLog] = field(default_factory=dict)  # pod group -> what the scheduler's log tells of it
+    narrowed: tuple[Narrowing, ...] = ()  # events the plugins' PreQueueingHints narrowed, times since the start
 
     @property
     def pods_per_second(self) -> float:

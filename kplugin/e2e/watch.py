@@ -23,6 +23,12 @@ from kplugin.kube.cluster import Cluster
 
 QUIET = 1.0  # seconds without a change after every pod is decided
 QUIET_NOMINATED = 5.0  # ... while a preemptor waits for its victims to go
+# a pending pod that keeps a nominatedNodeName is decided once nothing changed for this
+# long: its victims are gone (they go at once: no grace period, no kubelet), and the
+# scheduler tries it again within its longest backoff (podMaxBackoffSeconds, 10 s by
+# default, which e2e leaves alone), binding it or leaving the nomination of a cycle whose
+# outcome is final (a gang's pod nominated when another placement took the group, say)
+NOMINATION_SETTLED = 15.0
 PATIENCE = 10.0  # ... while a pod is not where the scenario expects it (a requeue may be on its way)
 PROBE_WAIT = 120.0  # a big cluster takes a while to list; a PreEnqueue plugin may hold the probe
 
@@ -113,10 +119,14 @@ class PodWatch:
             raise OperationError(f"following the pods failed: {self.failure}")
 
 
-def is_decided(state: PodState | None) -> bool:
+def is_decided(state: PodState | None, quiet: float = 0.0) -> bool:
+    """Bound, deleted, or refused: a refused pod nominated to a node (its victims
+    leaving) only once nothing changed for NOMINATION_SETTLED seconds (``quiet``)."""
     if state is None:
         return False
-    return state.deleted or state.node is not None or (state.refused and not state.nominated)
+    if state.deleted or state.node is not None:
+        return True
+    return state.refused and (not state.nominated or quiet >= NOMINATION_SETTLED)
 
 
 def meets(state: PodState | None, expected: tuple[str, ...] | None) -> bool:
@@ -175,15 +185,20 @@ def settle(
     """Until every wanted pod is decided and nothing changed for a moment (longer while
     a preemptor waits, or a pod is not where the scenario expects it yet); or nothing
     changed for ``timeout`` seconds."""
+    said = False
     while True:
         target.check()
         watch.check()
         states = watch.snapshot()
         held = refusals.held if refusals is not None else set()
-        decided = sum(is_decided(states.get(key)) or key in held for key in wanted)
-        feedback.count(what, decided, len(wanted))
         quiet = time.monotonic() - watch.last_change
-        waiting = any(s.nominated and s.node is None and not s.deleted for s in states.values())
+        decided = sum(is_decided(states.get(key), quiet) or key in held for key in wanted)
+        feedback.count(what, decided, len(wanted))
+        nominated = sorted(k for k in wanted if _nominated(states.get(k)) and not is_decided(states.get(k), quiet))
+        if nominated and decided + len(nominated) == len(wanted) and not said:
+            feedback.step(f"{what}: {_waiting_on(nominated, states)}")  # the only ones left: say why it waits
+            said = True
+        waiting = any(_nominated(s) for s in states.values())
         pending = not all(meets(states.get(key), expect.get(key)) for key in wanted if key in expect)
         patience = PATIENCE if pending else QUIET_NOMINATED if waiting else QUIET
         if decided == len(wanted) and quiet >= patience:
@@ -191,6 +206,17 @@ def settle(
         if quiet >= timeout or (refusals is not None and refusals.any()):
             return
         time.sleep(0.25)
+
+
+def _nominated(state: PodState | None) -> bool:
+    """A pending pod the scheduler nominated to a node (preemption: its victims leave)."""
+    return state is not None and bool(state.nominated) and state.node is None and not state.deleted
+
+
+def _waiting_on(keys: list[str], states: dict[str, PodState]) -> str:
+    """Why a settle waits longer: the nominated pods, and where (at most three named)."""
+    named = ", ".join(f"{k} on {states[k].nominated}" for k in keys[:3]) + (" …" if len(keys) > 3 else "")
+    return f"waiting up to {NOMINATION_SETTLED:.0f}s of quiet for nominated pods ({named}): their victims leave"
 
 
 def probe(target: Cluster, profile: ReplayProfile, watch: PodWatch, namespace: str, refusals: Refusals) -> None:

@@ -17,14 +17,13 @@ One staged change, all or nothing:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from kplugin.core import digest, golang, proc, safefs, yamlio
-from kplugin.core.errors import OperationError, Setting, ToolError, UsageError
-from kplugin.generate import apitemplates, scaffold, sync
+from kplugin.core import digest, golang, safefs, yamlio
+from kplugin.core.errors import OperationError, Setting, UsageError
+from kplugin.generate import apitemplates, codegen, scaffold, sync
 from kplugin.model import apitypes, crds, rbacrules
 from kplugin.model.apitypes import ApiType
 from kplugin.model.project import PROJECT_FILE, Project
@@ -88,32 +87,6 @@ def rules_text(root: Path, rules: tuple[rbacrules.PolicyRule, ...], rule: rbacru
     return rbacrules.text(wanted).encode()
 
 
-# the flags kplugin builds with (kplugin.build): the generators' builds share Go's cache
-# with the project's
-_GO_ENV = {"GOFLAGS": "-mod=mod -trimpath", "CGO_ENABLED": "0"}
-
-
-def generate(root: Path, spec: ProjectSpec) -> None:
-    """``make generate`` in ``root``, as the Makefile has it (model.apitypes)."""
-    generation = spec.generation()
-    values = {
-        **spec.tool_versions(),
-        apitypes.GO: "go",
-        apitypes.HEADER: os.devnull,
-    }
-    if proc.which("go") is None:
-        raise OperationError("Go is not on PATH; kplugin needs it to run make generate's code generators")
-    for directory in generation.cleaned:
-        safefs.remove_tree(safefs.inside(root, directory))
-    for command in generation.filled(values):
-        tool = command[2].split("@")[0].rsplit("/", 1)[-1]
-        try:
-            env = {**_GO_ENV, **golang.build_env(root)}
-            proc.run(command, cwd=root, what=f"make generate ({tool})", env=env)
-        except ToolError as err:
-            raise OperationError(golang.explain_go_failure(err), details=(err.output or "").splitlines()[-20:]) from err
-
-
 def _refresh_crds(stage: Path, spec: ProjectSpec) -> None:
     """deploy/crds.yaml, the chart's crds/ and their digests in kplugin.yaml, from the
     CRDs the generators left in the stage's config/crd/."""
@@ -158,13 +131,7 @@ def add_api(
     result = ApiResult(api=api, plugin=plugin, kept=plan.conflicts, not_recreated=plan.not_recreated, notices=notices)
     produced: tuple[PurePosixPath, ...] = ()
     if run_generators:
-        produced = (
-            apitypes.GENERATED_DIR,
-            apitypes.CRD_OUTPUT,
-            *(a.directory / "zz_generated.deepcopy.go" for a in apis),
-            *(PurePosixPath("pkg", p.package, "zz_generated.deepcopy.go") for p in spec.plugins if p.args),
-            *scaffold.crd_paths(spec.name),
-        )
+        produced = codegen.produced(spec)
     else:
         result.notices.append(
             f"the code generators did not run: run make generate, then kplugin refresh, in {project.root}"
@@ -172,8 +139,7 @@ def add_api(
 
     def in_stage(stage: Path) -> None:
         if run_generators:
-            progress("make generate: deepcopy, clientset, listers, informers, CRD (go run: minutes the first time)")
-            generate(stage, spec)
+            codegen.run(stage, spec, progress)
         if tidy:
             golang.mod_tidy(stage)
         if run_generators:

@@ -13,8 +13,9 @@ It also reads Go source: ``methods`` finds the methods a plugin's type declares 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
 
 # Comments and string/rune literals: a package name inside them is not a use.
 _NOT_CODE = re.compile(r"//[^\n]*|/\*.*?\*/|`[^`]*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
@@ -115,3 +116,149 @@ def body(source: str, method: Method) -> tuple[int, str]:
             i += 1
     start = i + 1
     return start, code[start : max(start, _close(code, start, "{", "}") - 1)]
+
+
+def line_of(text: str, offset: int) -> int:
+    """The 1-based line of an offset into ``text``."""
+    return text.count("\n", 0, offset) + 1
+
+
+def _event_literals(text: str, plugin: str) -> Iterator[tuple[int, str]]:
+    """The offset and text of each {Event: ...} literal of a plugin's EventsToRegister
+    (read from its source), the offset its ``Event`` key's."""
+    start = next((m.end for m in methods(text, plugin) if m.name == "EventsToRegister"), None)
+    if start is None:
+        return
+    end = re.compile(r"^}", re.M).search(text, start)
+    body_end = end.start() if end else len(text)
+    for event in re.finditer(r"\{\s*Event\s*:", text[start:body_end]):
+        at = start + event.start()
+        depth, i = 0, at
+        while i < body_end:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        literal = text[at:i]
+        key = literal.index("Event")
+        yield at + key, literal[key:]
+
+
+def events_without_hints(text: str, plugin: str) -> list[int]:
+    """The lines of the events a plugin's EventsToRegister registers without a
+    QueueingHintFn (read from its source: each {Event: ...} literal of the function)."""
+    return [line_of(text, at) for at, literal in _event_literals(text, plugin) if "QueueingHintFn" not in
+            literal.replace("PreQueueingHintFn", "")]  # fmt: skip
+
+
+_PRE_HINT = re.compile(r"\bPreQueueingHintFn\s*:\s*(?P<fn>func\b|[\w.]+)")
+
+
+def pre_hints(text: str, plugin: str) -> list[tuple[int, str]]:
+    """The line and the value (``pl.name``, ``name`` or ``func``: a literal) of each
+    PreQueueingHintFn a plugin's EventsToRegister names."""
+    return [
+        (line_of(text, at + m.start()), m["fn"])
+        for at, literal in _event_literals(text, plugin)
+        if (m := _PRE_HINT.search(literal)) is not None
+    ]
+
+
+# comments, and the literals a comment marker inside of is no comment
+_COMMENT = re.compile(r"(?P<literal>\"(?:\\.|[^\"\\\n])*\"|`[^`]*`|'(?:\\.|[^'\\\n])*')|//[^\n]*|/\*.*?\*/", re.S)
+
+
+def blank_comments(text: str) -> str:
+    """Go source with its comments blanked to spaces (same length and lines: offsets and
+    line numbers hold), its string literals kept."""
+    return _COMMENT.sub(lambda m: m[0] if m["literal"] else re.sub(r"[^\n]", " ", m[0]), text)
+
+
+# the custom resources a plugin's code names: fw.CustomResource(plural, version, group),
+# each a string literal or a constant (v1alpha1.GroupName, a GroupVersion's field), an
+# EventResource or GVK of "plural.version.group", a GroupVersionResource literal
+_ARG = r'(?:"[^"\n]*"|[A-Za-z_][\w.]*)'
+_CUSTOM_RESOURCE = re.compile(
+    rf"\bCustomResource\(\s*(?P<plural>{_ARG})\s*,\s*(?P<version>{_ARG})\s*,\s*(?P<group>{_ARG})\s*\)"
+)
+_EVENT_RESOURCE = re.compile(
+    r'\b(?:EventResource|GVK)\(\s*"(?P<plural>[a-z0-9-]+)\.(?P<version>v[0-9a-z]+)\.(?P<group>[a-z0-9.-]+)"\s*\)'
+)
+_GVR = re.compile(r"\bGroupVersionResource\{(?P<fields>[^}]*)\}")
+_GVR_FIELD = re.compile(rf"\b(?P<key>Group|Version|Resource)\s*:\s*(?P<value>{_ARG})")
+# a string constant or variable of the project's Go code: NAME = "value" (const or var, one
+# or in a block, typed string or not), and NAME = schema.Group...{Field: value, ...}
+_STRING_DECL = re.compile(
+    r'^\s*(?:(?:const|var)\s+)?(?P<name>[A-Za-z_]\w*)\s*(?:string\s*)?=\s*"(?P<value>[^"\n]*)"', re.M
+)
+_STRUCT_DECL = re.compile(r"^\s*(?:var\s+)?(?P<name>[A-Za-z_]\w*)\s*=\s*schema\.Group\w*\{(?P<fields>[^}\n]*)\}", re.M)
+
+
+class GoConstants:
+    """The string constants (and GroupVersion-like variables) of a project's Go code, by
+    name, with the directory each is declared in: what resolves v1alpha1.GroupName or
+    SchemeGroupVersion.Version where a plugin names its custom resource with them."""
+
+    def __init__(self, sources: Iterable[tuple[Path, str]] = ()) -> None:
+        self.strings: dict[str, dict[str, str]] = {}  # name -> {directory's name: value}
+        self.structs: dict[str, dict[str, dict[str, str]]] = {}  # name -> {directory: {field: value}}
+        for path, text in sources:
+            code = blank_comments(text)
+            folder = path.parent.name
+            for m in _STRING_DECL.finditer(code):
+                self.strings.setdefault(m["name"], {})[folder] = m["value"]
+            for m in _STRUCT_DECL.finditer(code):
+                fields = {f["key"]: f["value"] for f in _GVR_FIELD.finditer(m["fields"])}
+                self.structs.setdefault(m["name"], {})[folder] = fields
+
+    def value(self, expression: str, folder: str = "") -> str | None:
+        """A literal's text, or the value of a constant the expression names (NAME,
+        pkg.NAME, VAR.Field, pkg.VAR.Field); None where the code does not tell."""
+        if expression.startswith('"'):
+            return expression[1:-1]
+        parts = expression.split(".")
+        for qualifier, name, field in _readings(parts):
+            if field is None and (found := _pick(self.strings.get(name, {}), qualifier or folder)) is not None:
+                return str(found)
+            if field is not None and (fields := _pick(self.structs.get(name, {}), qualifier or folder)) is not None:
+                inner = fields.get(field)
+                return None if inner is None or inner == expression else self.value(inner, qualifier or folder)
+        return None
+
+
+def _readings(parts: list[str]) -> list[tuple[str | None, str, str | None]]:
+    """The ways to read a dotted name: (package, name, field)."""
+    if len(parts) == 1:
+        return [(None, parts[0], None)]
+    if len(parts) == 2:
+        return [(parts[0], parts[1], None), (None, parts[0], parts[1])]
+    if len(parts) == 3:
+        return [(parts[0], parts[1], parts[2])]
+    return []
+
+
+def _pick(found: dict[str, Any], folder: str | None) -> Any:
+    """The value declared in ``folder`` (a package's directory), else the only one."""
+    if folder and folder in found:
+        return found[folder]
+    values = list(found.values())
+    return values[0] if len(values) == 1 else None
+
+
+def custom_resources(text: str, constants: GoConstants | None = None, folder: str = "") -> list[tuple[int, str, str]]:
+    """(line, group, plural) of each custom resource the Go source names (comments left
+    out), its arguments read through the project's ``constants`` where they are names."""
+    known = constants or GoConstants()
+    code = blank_comments(text)
+    found = []
+    for m in _CUSTOM_RESOURCE.finditer(code):
+        group, plural = known.value(m["group"], folder), known.value(m["plural"], folder)
+        if group and plural:
+            found.append((line_of(code, m.start()), group, plural))
+    found += [(line_of(code, m.start()), m["group"], m["plural"]) for m in _EVENT_RESOURCE.finditer(code)]
+    for match in _GVR.finditer(code):
+        fields = {f["key"]: known.value(f["value"], folder) for f in _GVR_FIELD.finditer(match["fields"])}
+        group, resource = fields.get("Group"), fields.get("Resource")
+        if group and resource:  # the core group's kinds are kube-scheduler's own
+            found.append((line_of(code, match.start()), group, resource))
+    return sorted(set(found))

@@ -255,7 +255,7 @@ def project_metadata(
 def _rules(spec: ProjectSpec) -> list[dict[str, Any]]:
     """The ClusterRole's rules: kube-scheduler's of the target, then the project's own."""
     version = spec.target.version
-    return rbacrules.merged(manifests.scheduler_rules(version.major, version.minor, spec.gates), spec.rules)
+    return rbacrules.merged(manifests.scheduler_rules(version.major, version.minor), spec.rules)
 
 
 def crd_paths(name: str) -> tuple[PurePosixPath, ...]:

@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 
 from kplugin.core import golang
 from kplugin.core.errors import KpluginError, OperationError, Setting, UsageError
-from kplugin.generate import scaffold, sync
+from kplugin.generate import codegen, scaffold, sync
 from kplugin.model.goapi import NATIVE
 from kplugin.model.project import Project, load
 from kplugin.model.spec import ProjectSpec
@@ -40,10 +40,19 @@ def check_user_code(project: Project, spec: ProjectSpec, after: dict[PurePosixPa
         )
 
 
-def _go_mod(project: Project, target: Target, plan: sync.Sync, tidy: bool) -> Callable[[Path], None]:
+def _go_mod(project: Project, spec: ProjectSpec, plan: sync.Sync, tidy: bool) -> Callable[[Path], None]:
+    """What runs in the stage after the files are written: go.mod re-pinned, the code
+    generators where the project's generated client code is not the target's (codegen),
+    go mod tidy. The generators' output is committed with the rest (plan.produced)."""
+    target = spec.target
+    if spec.apis:
+        plan.produced = codegen.produced(spec)
+
     def go_mod(stage: Path) -> None:
         if target.version != project.target.version:  # the same version: go.mod is pinned already
             sync.repin(stage, project.target, target, plan.go_mod)
+        if codegen.stale(stage, spec):
+            codegen.run(stage, spec)
         if tidy:
             golang.mod_tidy(stage)
 
@@ -55,9 +64,13 @@ class Prepared:
     """An upgrade that passed every check and is ready to run."""
 
     project: Project
-    target: Target
+    spec: ProjectSpec
     plan: sync.Sync
     notices: list[str] = field(default_factory=list)
+
+    @property
+    def target(self) -> Target:
+        return self.spec.target
 
 
 def prepare(
@@ -71,7 +84,7 @@ def prepare(
     plan = sync.plan(project, spec, keep_edited=keep_edited, rendered=rendered)
     if plan.conflicts and not keep_edited:
         raise OperationError(plan.conflict_message(f"kplugin upgrade to {target.version}"))
-    return Prepared(project, target, plan, notices)
+    return Prepared(project, spec, plan, notices)
 
 
 def upgrade(prepared: Prepared, *, tidy: bool = True, dry_run: bool = False) -> UpgradeResult:
@@ -85,7 +98,7 @@ def upgrade(prepared: Prepared, *, tidy: bool = True, dry_run: bool = False) -> 
         notices=list(prepared.notices),
         not_recreated=list(plan.not_recreated),
     )
-    go_mod = _go_mod(project, target, plan, tidy)
+    go_mod = _go_mod(project, prepared.spec, plan, tidy)
     if dry_run:  # the real run's stage, not committed: the same list of changes
         result.changed = sync.preview(project, plan, go_mod)
         return result
@@ -104,7 +117,7 @@ def retargeted(project: Project, target: Target) -> Iterator[Project]:
     rendered, _ = sync.render_spec(project, spec)
     check_user_code(project, spec, rendered)
     plan = sync.plan(project, spec, force=True, rendered=rendered)
-    with sync.staged(project, plan, _go_mod(project, target, plan, tidy=True)) as stage:
+    with sync.staged(project, plan, _go_mod(project, spec, plan, tidy=True)) as stage:
         try:
             yield load(stage)
         except KpluginError as err:  # e.g. go build's errors: the project's files, not the removed copy's

@@ -120,6 +120,16 @@ FACTS: dict[str, list[tuple[str, Any, str]]] = {
     # with it on). 1.37 removed it: GenericWorkload alone adds the plugin. A feature gate,
     # not the plugin API: no note for `kplugin versions`' API changes.
     "gang_gate": [("1.28", False, ""), ("1.35", True, ""), ("1.37", False, "")],
+    # ClusterEventWithHint.PreQueueingHintFn (kube-scheduler framework/types.go, 1.37 on),
+    # called once per event to name the rejected pods worth a QueueingHint; gate
+    # SchedulerPreQueueingHints (pkg/features/kube_features.go): alpha and off in 1.37, beta
+    # and on by default in 1.38 (pkg/scheduler/backend/queue/scheduling_queue.go
+    # runPreQueueingHintPlugins)
+    "pre_queueing_hints": [
+        ("1.28", "none", ""),
+        ("1.37", "alpha-off", "PreQueueingHintFn names the pods an event concerns (gate alpha, off)"),
+        ("1.38", "beta-on", "PreQueueingHints on by default (SchedulerPreQueueingHints beta)"),
+    ],
 }
 # Minors whose sources the facts above were checked against; a newer minor the proxy
 # serves is catalogued as data only (no templates) until someone checks it.

@@ -66,6 +66,16 @@ class QueueingHints(enum.StrEnum):
     ALWAYS = "always"  # gate removed (1.37)
 
 
+class PreQueueingHints(enum.StrEnum):
+    """Whether the scheduling queue calls plugins' PreQueueingHintFns (feature gate
+    SchedulerPreQueueingHints, read from each minor's kube_features.go): once per event,
+    before any QueueingHint, to name the rejected pods the event concerns."""
+
+    NONE = "none"  # no such field in ClusterEventWithHint (up to 1.36)
+    ALPHA_OFF = "alpha-off"  # the field exists; the gate is alpha and off by default (1.37)
+    BETA_ON = "beta-on"  # on by default (1.38)
+
+
 class PodGroups(enum.StrEnum):
     """The pod-group cycle's API (workload-aware scheduling): the PlacementGenerate and
     PlacementScore points, and how a PodGroupInfo is made (read in each minor's
@@ -124,6 +134,8 @@ class ApiFacts(NamedTuple):
     # gang scheduling has a gate of its own, GangScheduling (1.35-1.36, off by default);
     # from 1.37 GenericWorkload turns it on
     gang_gate: bool
+    # ClusterEventWithHint.PreQueueingHintFn, and whether the queue calls it by default
+    pre_queueing_hints: PreQueueingHints
 
     @classmethod
     def from_catalog(cls, entry: dict[str, Any]) -> ApiFacts:
@@ -161,6 +173,17 @@ class ApiFacts(NamedTuple):
     def hints_on_by_default(self) -> bool:
         return self.queueing_hints is not QueueingHints.OFF
 
+    @property
+    def pre_hints(self) -> bool:
+        """ClusterEventWithHint has PreQueueingHintFn (1.37 on)."""
+        return self.pre_queueing_hints is not PreQueueingHints.NONE
+
+    @property
+    def pre_hints_gate(self) -> str | None:
+        """The feature gate the scheduler needs on to call PreQueueingHintFns, where it is
+        off by default (1.37); None where they are called by default or do not exist."""
+        return PRE_QUEUEING_HINTS_GATE if self.pre_queueing_hints is PreQueueingHints.ALPHA_OFF else None
+
 
 _TYPES: dict[str, Any] = {
     "bool": bool,
@@ -176,7 +199,11 @@ _TYPES: dict[str, Any] = {
     "DeepcopyFlags": DeepcopyFlags,
     "QueueingHints": QueueingHints,
     "PodGroups": PodGroups,
+    "PreQueueingHints": PreQueueingHints,
 }
+
+# the gate of PreQueueingHintFns (pkg/features/kube_features.go, 1.37 on)
+PRE_QUEUEING_HINTS_GATE = "SchedulerPreQueueingHints"
 
 
 # the group of the workload-aware scheduling API (PodGroup, Workload)

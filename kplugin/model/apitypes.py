@@ -24,6 +24,9 @@ from kplugin.model.rbacrules import READ, PolicyRule
 
 APIS_DIR = PurePosixPath("apis")
 GENERATED_DIR = PurePosixPath("pkg/generated")
+# what make generate writes beside the client code: the code-generator release that made it
+# (its code builds only against that release's client-go and the ones close to it)
+GENERATOR_STAMP = GENERATED_DIR / "code-generator.txt"
 CRD_OUTPUT = PurePosixPath("config/crd")
 _KIND = re.compile(r"[A-Z][A-Za-z0-9]{0,62}", re.ASCII)
 _VERSION = re.compile(r"v[1-9][0-9]*(?:(?:alpha|beta)[1-9][0-9]*)?", re.ASCII)
@@ -220,6 +223,8 @@ class Generation:
 
     cleaned: tuple[PurePosixPath, ...]
     commands: tuple[tuple[str, ...], ...]
+    # the client code's generator is written to GENERATOR_STAMP (a project with API types)
+    stamped: bool = False
 
     def filled(self, values: Mapping[str, str]) -> list[list[str]]:
         """The commands with the Make variables replaced by ``values``."""
@@ -235,7 +240,14 @@ class Generation:
             for word in words[1:]:
                 text += " \\\n\t\t" + word if word.startswith("-") else " " + word
             lines.append(text)
+        if self.stamped:
+            lines.append(f"printf '%s\\n' $(CLIENTS_GENERATOR) > {GENERATOR_STAMP}")
         return lines
+
+    @staticmethod
+    def stamp(values: Mapping[str, str]) -> str:
+        """GENERATOR_STAMP's text for the generators' ``values``, as make generate writes it."""
+        return values[CLIENTS_GENERATOR] + "\n"
 
 
 def _fill(arg: str, values: Mapping[str, str]) -> str:
@@ -326,4 +338,4 @@ def generation(module: str, facts: ApiFacts, args_packages: list[str], apis: tup
             f"output:crd:artifacts:config={CRD_OUTPUT}",
         )
     )
-    return Generation((GENERATED_DIR,), tuple(commands))
+    return Generation((GENERATED_DIR,), tuple(commands), stamped=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 
 from kplugin.model.apifacts import ApiFacts, PodGroups, PostFilterArg, PreBindPreFlight, QueuedInfo
+from kplugin.model.points import POINTS
 
 
 class ApiMode(enum.StrEnum):
@@ -71,19 +72,8 @@ _PLUGIN_TYPES = (
     "NodeScoreList",
     "NodeScore",
     "PostFilterResult",
-    "PreEnqueuePlugin",
-    "QueueSortPlugin",
-    "PreFilterPlugin",
-    "FilterPlugin",
-    "PostFilterPlugin",
-    "PreScorePlugin",
-    "ScorePlugin",
-    "ReservePlugin",
-    "PermitPlugin",
-    "PreBindPlugin",
-    "BindPlugin",
-    "PostBindPlugin",
-    "EnqueueExtensions",
+    # the interfaces of the points every minor has, as model.points declares them
+    *(row.interface for row in POINTS.values() if row.first is None),
     # a pod held by Permit's Wait (Handle.GetWaitingPod, IterateOverWaitingPods)
     "WaitingPod",
 )
@@ -121,6 +111,12 @@ _RENAMED: dict[str, tuple[str, dict[object, str]]] = {
     # EventResource string` from 1.32, the minor PostFilter got a NodeToStatusReader
     "EventResource": ("postfilter_arg", {PostFilterArg.MAP: "GVK", PostFilterArg.READER: "EventResource"}),
 }
+# PreQueueingHints' types (fwk, 1.37 on): spelled only for minors that have them; the
+# layer has them on every minor (its own struct before 1.37, where NativeEvents drops them).
+_PRE_HINT_TYPES = ("PreQueueingHintResult", "PreQueueingHintFn")
+# What k8s.io/kubernetes/pkg/scheduler/framework keeps on every minor (concrete types, the
+# reserved state key), which gang and quota plugins use.
+_FRAMEWORK_ALWAYS = ("PodsToActivate", "PodsToActivateKey", "Resource", "NewResource")
 # Listers the generated test harness implements: where the plugin types are.
 _LISTER_TYPES = ("SharedLister", "NodeInfoLister", "StorageInfoLister")
 # Helpers the stable surface offers instead of fields that became getters in 1.34.
@@ -141,7 +137,7 @@ HELPERS = (
 )
 # What only the layer offers (internal/fw writes their bodies for the minor itself; native
 # code spells the framework's own fields and types).
-LAYER_HELPERS = ("CustomResource", "InitialAttempt")
+LAYER_HELPERS = ("CustomResource", "InitialAttempt", "AllPods", "PendingPods")
 
 
 def native_names(facts: ApiFacts) -> dict[str, str]:
@@ -171,6 +167,8 @@ def native_names(facts: ApiFacts) -> dict[str, str]:
     if facts.sign_pod:
         names["SignFragment"] = "fwk.SignFragment"
         names["SignPlugin"] = "fwk.SignPlugin"
+    if facts.pre_hints:  # ClusterEventWithHint.PreQueueingHintFn (1.37 on)
+        names.update({name: f"fwk.{name}" for name in _PRE_HINT_TYPES})
     if facts.prebind_preflight is PreBindPreFlight.RESULT:
         names["PreBindPreFlightResult"] = "fwk.PreBindPreFlightResult"
     if facts.pod_groups is not PodGroups.NONE:
@@ -182,6 +180,8 @@ def native_names(facts: ApiFacts) -> dict[str, str]:
         for since, later in _LATER_POD_GROUP_TYPES.items():
             if levels.index(facts.pod_groups) >= levels.index(since):
                 names.update({name: f"fwk.{name}" for name in later})
+    # k8s.io/kubernetes/pkg/scheduler/framework's own on every minor (gang plugins use them)
+    names.update({name: f"framework.{name}" for name in _FRAMEWORK_ALWAYS})
     # Native code calls package-local helpers (rendered into plugin.go with native bodies).
     names.update({helper: helper[0].lower() + helper[1:] for helper in HELPERS})
     return names
@@ -209,6 +209,9 @@ def layer_names() -> dict[str, str]:
         *_POD_GROUP_TYPES,
         *(name for later in _LATER_POD_GROUP_TYPES.values() for name in later),
         "PlacementState",
+        *_PRE_HINT_TYPES,
+        *_FRAMEWORK_ALWAYS,
+        "SharedLister",
     )
     return {name: f"fw.{name}" for name in every}
 

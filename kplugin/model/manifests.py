@@ -11,10 +11,13 @@ chart's Helm expressions.
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from kplugin.core import yamlio
+from kplugin.core.errors import Setting, UsageError
 from kplugin.model.apifacts import SCHEDULING_GROUP, ApiFacts, pod_group_api
 from kplugin.model.points import GENERIC_WORKLOAD, minor_gates
 from kplugin.model.schedconfig import LEASE_NAMESPACE, SchedulerConfig
@@ -78,6 +81,12 @@ EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
     (1, 36): [
         {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"], "verbs": ["create", "delete"]},
         {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims/binding"], "verbs": ["update", "patch"]},
+        # GenericWorkload's (off by default): the scheduler watches PodGroups and writes
+        # their status. Granted to every project from 1.36: a second scheduler in a cluster
+        # that turns the gate on runs the in-tree gang plugin too, whatever its own
+        # plugins' points, and without the rule its informer never syncs
+        {"apiGroups": [SCHEDULING_GROUP], "resources": ["podgroups"], "verbs": _READ},
+        {"apiGroups": [SCHEDULING_GROUP], "resources": ["podgroups/status"], "verbs": ["patch", "update"]},
     ],
     (1, 37): [
         {"apiGroups": ["resource.k8s.io"], "resources": ["devicetaintrules"], "verbs": _READ},
@@ -85,32 +94,40 @@ EXTRA_RULES: dict[tuple[int, int], list[dict[str, Any]]] = {
 }
 
 
-# Rules a feature gate that is off by default adds, where it is on (bootstrappolicy's
-# system:kube-scheduler, 1.36 to 1.38): GenericWorkload's scheduler watches PodGroups
-# and writes their status (TopologyAwareWorkloadScheduling adds none).
-GATE_RULES: dict[str, list[dict[str, Any]]] = {
-    GENERIC_WORKLOAD: [
-        {"apiGroups": [SCHEDULING_GROUP], "resources": ["podgroups"], "verbs": _READ},
-        {"apiGroups": [SCHEDULING_GROUP], "resources": ["podgroups/status"], "verbs": ["patch", "update"]},
-    ],
-}
-
-
-def scheduler_rules(major: int, minor: int, gates: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """What kube-scheduler major.minor reads and writes (without any lease), with these
-    feature gates on."""
+def scheduler_rules(major: int, minor: int) -> list[dict[str, Any]]:
+    """What kube-scheduler major.minor reads and writes (without any lease), its feature
+    gates on as the bootstrap policy grants for them (PodGroups from 1.36)."""
     rules = list(SCHEDULER_RULES)
     for since, extra in sorted(EXTRA_RULES.items()):
         if (major, minor) >= since:
             rules += extra
-    for gate in gates:
-        rules += GATE_RULES.get(gate, [])
     return rules
 
 
-def gate_args(gates: tuple[str, ...]) -> list[str]:
-    """kube-scheduler's command-line flag that turns the gates on (none: no flag)."""
-    return [f"--feature-gates={','.join(f'{gate}=true' for gate in sorted(gates))}"] if gates else []
+def gate_args(gates: tuple[str, ...], settings: Mapping[str, bool] | None = None) -> list[str]:
+    """kube-scheduler's command-line flag that turns the gates on, and sets those of
+    ``settings`` as they say (none: no flag), sorted by name."""
+    values = {gate: True for gate in gates} | dict(settings or {})
+    return [f"--feature-gates={','.join(f'{g}={str(v).lower()}' for g, v in sorted(values.items()))}"] if values else []
+
+
+_GATE_SETTING = re.compile(r"(?P<name>[A-Z][A-Za-z0-9]{0,99})=(?P<value>(?i:true|false))")
+
+
+def gate_settings(values: list[str] | None, option: str = Setting.FEATURE_GATES) -> tuple[tuple[str, bool], ...]:
+    """NAME=true|false settings of feature gates (comma-separated, or given several
+    times), checked in shape: which gates exist is the scheduler binary's to say."""
+    found: dict[str, bool] = {}
+    for value in values or ():
+        for item in value.split(","):
+            match = _GATE_SETTING.fullmatch(item.strip())
+            if match is None:
+                raise UsageError(
+                    f"{option} {item.strip()[:80]!r}: give NAME=true or NAME=false, NAME a feature gate "
+                    "of kube-scheduler (e.g. SchedulerPreQueueingHints=false)"
+                )
+            found[match["name"]] = match["value"].lower() == "true"
+    return tuple(sorted(found.items()))
 
 
 def gate_served(gates: tuple[str, ...], facts: ApiFacts) -> list[tuple[str, str]]:
@@ -137,10 +154,19 @@ class GateFlags:
     served: tuple[tuple[str, str], ...]  # (API version, resource) the API server must serve
 
     @classmethod
-    def of(cls, gates: tuple[str, ...], facts: ApiFacts) -> GateFlags:
-        """The flags for ``gates`` as the minor of ``facts`` needs them (minor_gates)."""
+    def of(
+        cls,
+        gates: tuple[str, ...],
+        facts: ApiFacts,
+        scheduler_only: tuple[str, ...] = (),
+        settings: Mapping[str, bool] | None = None,
+    ) -> GateFlags:
+        """The flags for ``gates`` as the minor of ``facts`` needs them (minor_gates), the
+        scheduler's with ``scheduler_only`` on too (gates of the scheduler's own code, as
+        SchedulerPreQueueingHints) and ``settings`` last (the user's, which win)."""
         gates = minor_gates(gates, facts.gang_gate)
-        return cls(tuple(apiserver_gate_args(gates, facts)), tuple(gate_args(gates)), tuple(gate_served(gates, facts)))
+        scheduler = gate_args(tuple(sorted({*gates, *scheduler_only})), settings)
+        return cls(tuple(apiserver_gate_args(gates, facts)), tuple(scheduler), tuple(gate_served(gates, facts)))
 
 
 def labels(project: str) -> dict[str, str]:

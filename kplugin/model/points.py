@@ -131,6 +131,26 @@ GATES_PLACEMENT = (GENERIC_WORKLOAD, "TopologyAwareWorkloadScheduling")
 # gang scheduling's own gate in the minors that have one (ApiFacts.gang_gate: 1.35-1.36);
 # from 1.37 GenericWorkload alone adds the in-tree GangScheduling plugin
 GANG_SCHEDULING = "GangScheduling"
+# The minors whose kube_features.go knows each gate kplugin turns on (first, last; None:
+# still there): a gate a minor does not know stops its kube-scheduler at start
+# ("unrecognized feature gate"), as a Deployment kept from an older minor may carry.
+GATE_MINORS: dict[str, tuple[str, str | None]] = {
+    GENERIC_WORKLOAD: ("1.35", None),
+    "TopologyAwareWorkloadScheduling": ("1.36", None),
+    GANG_SCHEDULING: ("1.35", "1.36"),
+    "SchedulerPreQueueingHints": ("1.37", None),
+}
+
+
+def gate_known(gate: str, minor: tuple[int, int]) -> bool:
+    """Whether a minor's components know a gate kplugin manages (one it does not manage:
+    assumed known, kube-scheduler says otherwise)."""
+    if gate not in GATE_MINORS:
+        return True
+    first, last = GATE_MINORS[gate]
+    return parse_minor(first) <= minor and (last is None or minor <= parse_minor(last))
+
+
 _OWN = ("plugin_go", "plugin_test_go")
 
 _E = ExtensionPoint

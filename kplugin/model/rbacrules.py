@@ -127,11 +127,10 @@ def merged(base: list[dict[str, Any]], extra: tuple[PolicyRule, ...]) -> list[di
     return rules
 
 
-def missing(wanted: tuple[PolicyRule, ...], granted_rules: list[dict[str, Any]]) -> list[str]:
-    """What of ``wanted`` the ClusterRole rules ``granted_rules`` do not grant, as
-    "verb group/resource" (a rule by name: "verbs resources by name")."""
+def _granted(rules: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
+    """(group, resource, verb) of every combination ClusterRole ``rules`` allow (of any name)."""
     granted: set[tuple[str, str, str]] = set()
-    for given in granted_rules:
+    for given in rules:
         if not given.get("resourceNames"):
             granted |= {
                 (str(g), str(r), str(v))
@@ -139,6 +138,19 @@ def missing(wanted: tuple[PolicyRule, ...], granted_rules: list[dict[str, Any]])
                 for r in given.get("resources") or []
                 for v in given.get("verbs") or []
             }
+    return granted
+
+
+def beyond(granted_rules: list[dict[str, Any]], wanted_rules: list[dict[str, Any]]) -> list[str]:
+    """What ClusterRole rules ``granted_rules`` grant that ``wanted_rules`` do not ask for,
+    as "verb group/resource", sorted (rules by name are left out: the lease's)."""
+    return [f"{v} {g or 'core'}/{r}" for g, r, v in sorted(_granted(granted_rules) - _granted(wanted_rules))]
+
+
+def missing(wanted: tuple[PolicyRule, ...], granted_rules: list[dict[str, Any]]) -> list[str]:
+    """What of ``wanted`` the ClusterRole rules ``granted_rules`` do not grant, as
+    "verb group/resource" (a rule by name: "verbs resources by name")."""
+    granted = _granted(granted_rules)
     found: list[str] = []
     for rule in wanted:
         if rule.resource_names:

@@ -1,6 +1,9 @@
 <% set K = a.kind %>
 <% set k = a.kind[0] | lower ~ a.kind[1:] %>
 <% set errs = not native or S.hint_error %>
+<#- the layer names PreQueueingHintFns on every minor (internal/fw drops them before 1.37) -#>
+<% set pre = not native or S.pre_queueing_hints != "none" %>
+<% set R = T.PreQueueingHintResult if pre else "" %>
 package [[ c.package ]]
 
 // This file is yours: kplugin add api generated it once and never rewrites it. It shows
@@ -13,8 +16,11 @@ package [[ c.package ]]
 //     [[ k ]]s, err := new[[ K ]]Source(ctx, h.KubeConfig())
 //
 //   - at an extension point, read the objects from its cache: [[ k ]]s.forPod(pod);
-//   - in EventsToRegister, add [[ k ]]Events() to the plugin's events: a pod the plugin
-//     rejected is tried again when a [[ K ]] that selects it is created or changed.
+//   - in EventsToRegister, add [[ k ]]Events(pods) to the plugin's events, with pods the
+//     scheduler's own pod lister (h.SharedInformerFactory().Core().V1().Pods().Lister()):
+//     a pod the plugin rejected is tried again when a [[ K ]] that selects it is created
+//     or changed<% if pre %>; the event's PreQueueingHint names the pending pods it selects, so
+//     that the queue asks the QueueingHint about those pods only<% endif %>.
 //
 // The scheduler's ServiceAccount may read [[ a.plural ]]: kplugin add api added the rule to
 // config/rbac/rules.yaml, and deploy/, the chart and kplugin e2e take it from there. The
@@ -31,6 +37,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -107,8 +115,10 @@ func [[ k ]]Selects(obj *[[ a.alias ]].[[ K ]], pod *v1.Pod) bool {
 }
 
 // [[ k ]]Events are the events of [[ K ]] objects that may make a pod the plugin rejected
-// schedulable: one created or changed that selects it.
-func [[ k ]]Events() [][[ T.ClusterEventWithHint ]] {
+// schedulable: one created or changed that selects it. pods is the scheduler's pod lister<% if pre %>
+// (the PreQueueingHint reads the pods the object selects from it)<% else %>
+// (unused at Kubernetes [[ c.k8s_minor ]], which has no PreQueueingHints: 1.37 on)<% endif %>.
+func [[ k ]]Events(<% if pre %>pods<% else %>_<% endif %> listersv1.PodLister) [][[ T.ClusterEventWithHint ]] {
 	return [][[ T.ClusterEventWithHint ]]{{
 <% if native %>
 		Event:          [[ T.ClusterEvent ]]{Resource: [[ T.EventResource ]]("[[ a.event_resource ]]"), ActionType: [[ T.Add ]] | [[ T.Update ]]},
@@ -116,8 +126,51 @@ func [[ k ]]Events() [][[ T.ClusterEventWithHint ]] {
 		Event:          fw.ClusterEvent{Resource: fw.CustomResource("[[ a.plural ]]", "[[ a.version ]]", "[[ a.group ]]"), ActionType: fw.Add | fw.Update},
 <% endif %>
 		QueueingHintFn: [[ k ]]Hint,
+<% if pre %>
+		PreQueueingHintFn: func(_ klog.Logger, _, newObj interface{}) ([[ R ]], error) {
+			return [[ k ]]Pods(pods, newObj)
+		},
+<% endif %>
 	}}
 }
+<% if pre %>
+
+// [[ k ]]Pods names the pods a [[ K ]] event may concern: the pending pods<% if a.namespaced %> of its
+// namespace<% endif %> that its selector matches ([[ k ]]Selects), read from the scheduler's own
+// informer. It runs once per event, where [[ k ]]Hint would run once per pod the plugin
+// rejected.
+func [[ k ]]Pods(pods listersv1.PodLister, newObj interface{}) ([[ R ]], error) {
+	obj, err := as[[ K ]](newObj)
+	if err != nil {
+		return [[ R ]]{AllPods: true}, err
+	}
+	selector := labels.Everything()
+	if obj.Spec.Selector != nil {
+		if selector, err = metav1.LabelSelectorAsSelector(obj.Spec.Selector); err != nil {
+			return [[ R ]]{}, nil // a selector the API would not accept selects no pod
+		}
+	}
+<% if a.namespaced %>
+	matched, err := pods.Pods(obj.Namespace).List(selector)
+<% else %>
+	matched, err := pods.List(selector)
+<% endif %>
+	if err != nil {
+		return [[ R ]]{AllPods: true}, err
+	}
+<% if native %>
+	result := [[ R ]]{Pods: []types.NamespacedName{}}
+	for _, pod := range matched {
+		if pod.Spec.NodeName == "" {
+			result.Pods = append(result.Pods, types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
+		}
+	}
+	return result, nil
+<% else %>
+	return fw.PendingPods(matched), nil
+<% endif %>
+}
+<% endif %>
 
 // [[ k ]]Hint is the QueueingHint of [[ k ]]Events: Queue when the new object selects pod.
 func [[ k ]]Hint(logger klog.Logger, pod *v1.Pod, _, newObj interface{}) <% if errs %>([[ T.QueueingHint ]], error)<% else %>[[ T.QueueingHint ]]<% endif %> {

@@ -1,10 +1,12 @@
 <% set K = a.kind %>
 <% set k = a.kind[0] | lower ~ a.kind[1:] %>
 <% set errs = not native or S.hint_error %>
+<% set pre = not native or S.pre_queueing_hints != "none" %>
 package [[ c.package ]]
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -77,8 +80,24 @@ func Test[[ K ]]SourceIsNotReadBeforeItsInformerSynced(t *testing.T) {
 	}
 }
 
+// test[[ K ]]Pods is a pod lister of pods of team-a and team-b, pending and bound.
+func test[[ K ]]Pods(t *testing.T) listersv1.PodLister {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, pod := range []*v1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Name: "a-pending", Namespace: "team-a", Labels: map[string]string{"team": "a"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "a-bound", Namespace: "team-a", Labels: map[string]string{"team": "a"}}, Spec: v1.PodSpec{NodeName: "n"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "b-pending", Namespace: "team-a", Labels: map[string]string{"team": "b"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "other-pending", Namespace: "team-b", Labels: map[string]string{"team": "a"}}},
+	} {
+		if err := indexer.Add(pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return listersv1.NewPodLister(indexer)
+}
+
 func Test[[ K ]]EventsRetryThePodsAnObjectSelects(t *testing.T) {
-	events := [[ k ]]Events()
+	events := [[ k ]]Events(test[[ K ]]Pods(t))
 	if len(events) != 1 || string(events[0].Event.Resource) != "[[ a.event_resource ]]" {
 		t.Fatalf("events: %+v, want one of [[ a.event_resource ]]", events)
 	}
@@ -112,3 +131,48 @@ func Test[[ K ]]EventsRetryThePodsAnObjectSelects(t *testing.T) {
 <% endif %>
 	}
 }
+<% if pre %>
+
+func Test[[ K ]]PreQueueingHintNamesThePendingPodsAnObjectSelects(t *testing.T) {
+	events := [[ k ]]Events(test[[ K ]]Pods(t))
+	if events[0].PreQueueingHintFn == nil {
+		t.Fatal("the event has no PreQueueingHintFn")
+	}
+	asEvent := func(obj *[[ a.alias ]].[[ K ]]) interface{} {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &unstructured.Unstructured{Object: content}
+	}
+	bad := test[[ K ]]("bad", nil)
+	bad.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: "Bogus"}}}
+	for _, tc := range []struct {
+		name string
+		obj  interface{}
+		want string
+	}{
+		{"selects team a", asEvent(test[[ K ]]("a", map[string]string{"team": "a"})), "<% if a.namespaced %>team-a/a-pending<% else %>team-a/a-pending,team-b/other-pending<% endif %>"},
+		{"selects every pod", asEvent(test[[ K ]]("all", nil)), "<% if a.namespaced %>team-a/a-pending,team-a/b-pending<% else %>team-a/a-pending,team-a/b-pending,team-b/other-pending<% endif %>"},
+		{"selects no pod", asEvent(test[[ K ]]("c", map[string]string{"team": "c"})), ""},
+		{"a selector the API would not accept", bad, ""},
+	} {
+		result, err := events[0].PreQueueingHintFn(klog.Background(), nil, tc.obj)
+		if err != nil || result.AllPods {
+			t.Errorf("%s: %+v, %v; want the pods named", tc.name, result, err)
+			continue
+		}
+		var names []string
+		for _, name := range result.Pods {
+			names = append(names, name.String())
+		}
+		sort.Strings(names)
+		if got := strings.Join(names, ","); got != tc.want {
+			t.Errorf("%s: names %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if result, err := events[0].PreQueueingHintFn(klog.Background(), nil, "not a [[ K ]]"); err == nil || !result.AllPods {
+		t.Errorf("an event of an unexpected object: %+v, %v; want every pod and an error", result, err)
+	}
+}
+<% endif %>

@@ -178,11 +178,20 @@ STDOUT_COMMANDS = {
 }
 
 
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("name", sorted(STDOUT_COMMANDS))
-def test_stdout_on_a_full_disk(world: World, name: str) -> None:
+def test_stdout_on_a_full_disk(world: World, name: str, buffered: bool) -> None:
+    """One line and exit 1, whether Python buffers stdout (a plain environment: what is
+    left in the buffer must not fail again at exit) or not (PYTHONUNBUFFERED)."""
     before = world.snapshot()
     with open("/dev/full", "w") as full:
-        result = hostile.cli(*STDOUT_COMMANDS[name](world), cwd=world.work, stdout=full)
+        result = hostile.cli(
+            *STDOUT_COMMANDS[name](world),
+            cwd=world.work,
+            stdout=full,
+            extra_env={} if buffered else {"PYTHONUNBUFFERED": "1"},
+            unset=("PYTHONUNBUFFERED",) if buffered else (),
+        )
     hostile.refused(result, 1, "No space left on device", progress=("upgrading ",))
     assert world.snapshot() == before
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
-from support import Kplugin, tree
+from support import Kplugin, prereleases, tree
 
-from kplugin.model.versions import newest_release
+from kplugin.model.versions import newest_release, resolve
 
 pytestmark = pytest.mark.integration
 
@@ -91,3 +91,48 @@ def test_add_api_generates_a_client_and_a_crd_that_build_and_ship(
     make = subprocess.run(["make", "generate"], cwd=project, env=go_env, capture_output=True, text=True, check=False)
     assert make.returncode == 0, make.stdout[-2000:] + make.stderr[-2000:]
     assert generated(project) == before
+
+
+PRERELEASE = next(iter(prereleases()), None)
+
+
+def test_a_project_with_its_own_kind_moves_through_the_minors(
+    kplugin: Kplugin, tmp_path: Path, go_env: dict[str, str]
+) -> None:
+    """Issue 44, item 1: one project with a kind of its own, made at the oldest pin and
+    moved by kplugin upgrade to the newest minor and the pre-release (the maintainer's
+    matrix --with-api), builds, vets and passes its tests at each: upgrade generates its
+    client code again with the target's code-generator, which make generate records. The
+    dry run lists what the generators would write; doctor finds client code another
+    code-generator made; build --k8s of an older version generates it in its copy."""
+    from kplugin.maintainer import matrix
+
+    minors = ["1.28.3", NEWEST, *([PRERELEASE] if PRERELEASE else [])]
+    rows = matrix.rows(minors, tmp_path, with_api=True, points_given="filter,score")
+    assert [row[3:6] for row in rows] == [("ok", "ok", "ok")] * len(minors), rows
+    assert [row[2] for row in rows] == ["layer + api (new)"] + ["layer + api (upgraded)"] * (len(minors) - 1)
+    project = tmp_path / "matrix-layer-api"
+    stamp = project / "pkg/generated/code-generator.txt"
+    last = resolve(minors[-1])
+    assert stamp.read_text() == f"{last.version.staging_tag}\n"
+
+    # a dry run back to the newest minor lists the client code, and changes nothing
+    before = tree(project)
+    run = kplugin("upgrade", str(project), "--k8s", NEWEST, "--dry-run", "--json")
+    assert run.code == 0, run.stderr
+    changed = json.loads(run.stdout)["changed"]
+    assert "pkg/generated/code-generator.txt" in changed and "pkg/generated/clientset/versioned/clientset.go" in changed
+    assert tree(project) == before
+
+    # client code of another release: doctor says so, and names the fix
+    stamp.write_text("v0.36.5\n")
+    run = kplugin("doctor", str(project), "--json")
+    (found,) = [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "generated-clients-stale"]
+    assert "was made by code-generator v0.36.5" in found["what"] and found["fix"].startswith("make generate"), found
+    assert run.code == 1
+
+    # a retargeted copy (build --k8s an older version) generates the code for its version
+    run = kplugin("build", str(project), "--k8s", "1.28.3", "--builder", "local", "--output", str(tmp_path / "old"))
+    assert run.code == 0, run.stderr[-3000:]
+    assert (tmp_path / "old" / "kube-scheduler").is_file(), run.stderr
+    assert stamp.read_text() == "v0.36.5\n", "the project itself is not touched"

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from support import REPO, Kplugin, example_at
 
-from kplugin.model.versions import newest_release
+from kplugin.model.apifacts import PreQueueingHints
+from kplugin.model.versions import newest_release, supported_releases
 
 pytestmark = pytest.mark.integration
 
@@ -66,9 +67,11 @@ def test_a_custom_object_holds_a_pod_until_a_step_raises_it(kplugin: Kplugin, tm
 
 
 def test_the_scheduler_not_ready_stops_e2e_with_its_own_line(kplugin: Kplugin, tmp_path: Path) -> None:
-    """Without the Quota rule the scheduler's informers are forbidden to list quotas;
-    without the CRD the API server does not serve them. Either way no pod is attempted,
-    and e2e stops with exit 1 naming the cause, instead of blaming a plugin."""
+    """Without the Quota rule the scheduler's informers would be forbidden to list
+    quotas: e2e refuses before building anything (exit 2, one line naming the file and
+    line of the code that reads them, and the rule to add). Without the CRD the API server
+    does not serve them: no pod is attempted, and e2e stops with exit 1 naming the cause,
+    instead of blaming a plugin."""
     project = team_quota(kplugin, tmp_path, OLDEST)
     scenario = without_steps(tmp_path)
     rules = project / "config" / "rbac" / "rules.yaml"
@@ -77,10 +80,10 @@ def test_the_scheduler_not_ready_stops_e2e_with_its_own_line(kplugin: Kplugin, t
     run = kplugin("refresh", str(project))
     assert run.code == 0, run.stderr
     run = kplugin("e2e", str(project), "--scenario", str(scenario), "--timeout", "60")
-    assert run.code == 1, run.stdout
-    line = run.stderr.strip().splitlines()[-1]
-    assert "quotas" in line and "config/rbac/rules.yaml" in line, line
-    assert "PreEnqueue" not in run.stdout + run.stderr
+    assert run.code == 2, run.stdout
+    (line,) = [line for line in run.stderr.splitlines() if line.startswith("kplugin: error:")]
+    assert line.startswith("kplugin: error: pkg/teamquota/plugin.go:") and " reads quotas.quota.example.com, " in line
+    assert "config/rbac/rules.yaml" in line and "building" not in run.stderr, run.stderr
 
     rules.write_text(kept)
     (project / "config" / "crd" / "quotas.yaml").unlink()
@@ -104,3 +107,91 @@ def test_the_scheduler_not_ready_stops_e2e_with_its_own_line(kplugin: Kplugin, t
         line
     )
     assert line.endswith(": add its CustomResourceDefinition to config/crd/ or to the scenario's objects"), line
+
+
+# --- PreQueueingHints in the real scheduler (issue 42) ------------------------------------
+
+# the first minor whose queue calls PreQueueingHints by default (1.38), as --k8s takes it:
+# its pre-release until it is released
+PRE_HINTS_ON = next(
+    (r.key if r.released else str(r.newest))
+    for r in supported_releases()
+    if r.facts.pre_queueing_hints is PreQueueingHints.BETA_ON
+)
+PRE_HINTS_FIRST = "1.37"  # ClusterEventWithHint.PreQueueingHintFn; gate alpha, off by default
+# two namespaces, each with a Quota of 1 CPU and two pods of 1 CPU: one pod of each binds,
+# a-2 and b-2 wait on TeamQuota's PreFilter; the step raises team-a's Quota only
+TWO_QUOTAS = """\
+nodes:
+- {name: node-1, capacity: {cpu: "4"}}
+- {name: node-2, capacity: {cpu: "4"}}
+objects:
+- apiVersion: quota.example.com/v1alpha1
+  kind: Quota
+  metadata: {name: cpu, namespace: team-a}
+  spec: {hard: {cpu: "1"}}
+- apiVersion: quota.example.com/v1alpha1
+  kind: Quota
+  metadata: {name: cpu, namespace: team-b}
+  spec: {hard: {cpu: "1"}}
+pods:
+- {name: a-1, namespace: team-a, requests: {cpu: "1"}}
+- {name: b-1, namespace: team-b, requests: {cpu: "1"}}
+- {name: a-2, namespace: team-a, requests: {cpu: "1"}}
+- {name: b-2, namespace: team-b, requests: {cpu: "1"}}
+steps:
+- wait: 2
+- updateObject:
+    apiVersion: quota.example.com/v1alpha1
+    kind: Quota
+    metadata: {name: cpu, namespace: team-a}
+    spec: {hard: {cpu: "2"}}
+expect:
+  team-a/a-1: [node-1, node-2]
+  team-a/a-2: [node-1, node-2]
+  team-b/b-1: [node-1, node-2]
+  team-b/b-2: pending
+"""
+
+
+@pytest.mark.parametrize(
+    ("version", "gates", "narrowed"),
+    [
+        (PRE_HINTS_ON, (), True),  # beta, on by default
+        (PRE_HINTS_FIRST, (), True),  # alpha: e2e turns the gate on for a plugin that names one
+        (PRE_HINTS_FIRST, ("--feature-gates", "SchedulerPreQueueingHints=false"), False),
+    ],
+    ids=["on-by-default", "alpha-turned-on", "alpha-off"],
+)
+def test_a_quota_event_asks_the_hint_about_its_namespaces_pod_only(
+    kplugin: Kplugin, tmp_path: Path, version: str, gates: tuple[str, ...], narrowed: bool
+) -> None:
+    """examples/team-quota's PreQueueingHint on Quota events names the pending pods of the
+    Quota's namespace. Two pods wait, one per namespace; raising team-a's Quota: the
+    queue asks the QueueingHint about a-2 alone and requeues it (the scheduler's own
+    "PreQueueingHint narrowed pod set", candidates 1 of 2, which e2e reports), b-2 is not
+    asked. With the gate off (1.37's default, here by --feature-gates) the same replay
+    asks about both and ends the same, without that line."""
+    project = team_quota(kplugin, tmp_path, version)
+    scenario = tmp_path / "two-quotas.yaml"
+    scenario.write_text(TWO_QUOTAS)
+    run = kplugin("e2e", str(project), "--scenario", str(scenario), "--json", *gates)
+    assert run.code == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout)
+    assert result["ok"] and result["kubernetes"].startswith(version), result
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert any(r["event"].startswith(RESOURCE) for r in pods["team-a/a-2"]["requeues"]), pods["team-a/a-2"]
+    assert not any(r["event"].startswith(RESOURCE) for r in pods["team-b/b-2"]["requeues"]), pods["team-b/b-2"]
+    said = [line for line in run.stderr.splitlines() if "SchedulerPreQueueingHints" in line]
+    at_the_step = [n for n in result["preQueueingHints"] if n["total"] == 2]
+    if narrowed:
+        assert (len(at_the_step), at_the_step[0]["candidates"]) == (1, 1), result["preQueueingHints"]
+        assert "e2e: PreQueueingHints narrowed" in run.stderr, run.stderr
+        if version == PRE_HINTS_FIRST:  # turned on by e2e, and said so
+            assert said == ["kube-scheduler runs with --feature-gates=SchedulerPreQueueingHints=true: the plugins' "
+                            "PreQueueingHints need them"], run.stderr  # fmt: skip
+        else:
+            assert said == [], run.stderr
+    else:
+        assert result["preQueueingHints"] == [] and "PreQueueingHints narrowed" not in run.stderr, result
+        assert said and said[0].startswith("kube-scheduler runs with --feature-gates=SchedulerPreQueueingHints=false")

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from support import REPO, Kplugin, example_at, example_pin, prereleases
 
+from kplugin.model import points
 from kplugin.model.points import ExtensionPoint
-from kplugin.model.versions import resolve
+from kplugin.model.versions import resolve, supported_releases
 
 pytestmark = pytest.mark.integration
 
@@ -330,3 +331,62 @@ def test_a_coscheduling_style_gang_and_a_native_gang_in_one_replay(
     assert pods["crd-1"]["attempts"] >= 2, pods["crd-1"]  # turned away, then back with its sibling
     (group,) = result["groups"]  # the native one: the CRD's is the plugin's own kind
     assert (group["group"], group["bound"], group["outcome"]) == ("native-gang", 3, "all"), group
+
+
+# PlacementFeasible (1.38 on): the first version that has it, as --k8s takes it (the
+# pre-release until 1.38 is released)
+FEASIBLE = next(
+    (r.key if r.released else str(r.newest))
+    for r in supported_releases()
+    if points.parse_minor(r.key) >= points.parse_minor(str(ExtensionPoint.PLACEMENT_FEASIBLE.row.first))
+)
+WHOLE = REPO / "examples" / "rack-gang-whole-scenario.yaml"
+
+
+def test_a_placement_feasible_plugin_refuses_a_rack_that_holds_the_gang_in_part(
+    kplugin: Kplugin, tmp_path: Path
+) -> None:
+    """The gang's policy asks for 2 of its 4 pods, so GangScheduling alone takes rack-a,
+    which holds 3 (RackGang's PlacementScore prefers its one node): examples/rack-gang, with
+    no PlacementFeasible, binds 3 pods there and leaves one pending. The same plugin made
+    with PlacementFeasible refuses rack-a when its fourth pod does not fit (the scheduler's
+    own log: "PodGroup placement rejected by plugin"), and the whole gang goes to rack-b;
+    the default profile spreads it over both racks."""
+    made = tmp_path / "feasible"
+    run = kplugin("new", "rack-gang", "--k8s", FEASIBLE, "--plugin", "RackGang", "-o", str(made),
+                  "--extension-points", "placementgenerate,placementfeasible,placementscore")  # fmt: skip
+    assert run.code == 0, run.stderr
+    project = made / "rack-gang"
+    run = kplugin("e2e", str(project), "--scenario", str(WHOLE), "--json", "--keep", "--scheduler-v", "4")
+    assert run.code == 0, run.stderr[-3000:]
+    kept = Path(run.stderr.rsplit("logs kept in ", 1)[1].split()[0])
+    log = (kept / "kube-scheduler.log").read_text()
+    shutil.rmtree(kept)
+    refused = [line for line in log.splitlines() if '"PodGroup placement rejected by plugin"' in line]
+    assert refused and all('plugin="RackGang"' in line for line in refused), log[-3000:]
+    result = json.loads(run.stdout)
+    assert result["ok"] and result["kubernetes"] == FEASIBLE, result
+    pods = {p["pod"]: p["node"] for p in result["pods"]}
+    assert {pods[name] for name in GANG} == {"b-1", "b-2"}, pods
+    (group,) = result["groups"]
+    assert (group["bound"], group["outcome"], group["placement"]) == (4, "all", "rack-b"), group
+    assert group["placementsTried"] == ["rack-a", "rack-b"], group
+
+    run = kplugin("e2e", str(project), "--scenario", str(WHOLE), "--compare", "default", "--json")
+    assert run.code == 0, run.stderr[-3000:]
+    compared = json.loads(run.stdout)
+    (group,) = compared["groups"]
+    assert group["plugin"]["nodes"] == ["b-1", "b-2"] and "a-1" in group["default"]["nodes"], group
+    assert group["default"]["outcome"] == "all", group
+
+    # the control: the example has no PlacementFeasible, and takes rack-a with 3 of 4
+    partial = tmp_path / "partial.yaml"
+    partial.write_text(WHOLE.read_text().split("\nexpect:\n")[0] + "\n")
+    example = example_at(kplugin, "rack-gang", tmp_path / "example", FEASIBLE)
+    run = kplugin("e2e", str(example), "--scenario", str(partial), "--json", "--timeout", "15")
+    assert run.code == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout)
+    pods = {p["pod"]: p["node"] for p in result["pods"]}
+    assert sorted(node for node in pods.values() if node) == ["a-1", "a-1", "a-1"], pods
+    (group,) = result["groups"]
+    assert (group["bound"], group["placement"]) == (3, "rack-a"), group

@@ -228,16 +228,19 @@ def cli(
     extra_env: dict[str, str] | None = None,
     stdout: Any = subprocess.PIPE,
     shell_prefix: str | None = None,
+    unset: tuple[str, ...] = (),
 ) -> Run:
     """kplugin as a real process. ``shell_prefix`` runs it through ``sh -c`` (e.g.
-    ``'umask 027;'`` or a redirection such as ``'exec >&-;'``)."""
+    ``'umask 027;'`` or a redirection such as ``'exec >&-;'``); ``unset``: variables of
+    this environment it does not get."""
     cmd = command(*args)
     if shell_prefix is not None:
         cmd = ["sh", "-c", f'{shell_prefix} exec "$@"', "sh", *cmd]
+    environment = {k: v for k, v in env(**(extra_env or {})).items() if k not in unset}
     proc = subprocess.run(
         cmd,
         cwd=cwd,
-        env=env(**(extra_env or {})),
+        env=environment,
         stdin=subprocess.DEVNULL,
         stdout=stdout,
         stderr=subprocess.PIPE,

@@ -33,6 +33,11 @@ KNOWN: dict[tuple[str, str], str] = {
     ("kplugin/doctor/rules.py", "run kube-scheduler with --feature-gates={gates} (kplugin refresh writes it "
      "into deploy/ and the chart)"): "kube-scheduler's --feature-gates",
     ("kplugin/doctor/framework.py", "--feature-gates[= ](?P<gates>[\\w=,.-]+)"): "kube-scheduler's, read",
+    ("kplugin/doctor/framework.py", "--feature-gates turns on "): "kube-scheduler's, in a Deployment",
+    ("kplugin/doctor/rules.py", "remove {gate} from the Deployment's --feature-gates (kplugin refresh writes the gates "
+     "the version needs into deploy/ and the chart)"): "kube-scheduler's --feature-gates",
+    ("kplugin/doctor/rules.py", "=true to the scheduler's --feature-gates in the Deployment of deploy/ and of the "
+     "chart (kplugin e2e turns it on by itself), or leave it off until 1.38"): "kube-scheduler's --feature-gates",
     ("kplugin/model/manifests.py", "--runtime-config="): "kube-apiserver's, in its command line",
     ("kplugin/kube/cluster.py", ", which the plugins' feature gates need: its kube-apiserver must run with the "
      "gates on and --runtime-config="): "kube-apiserver's --runtime-config, for the user's cluster",

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support import Run
+from support import REPO, Run
 
 K = Callable[..., Run]
 
@@ -225,6 +225,32 @@ def test_list_rules(kplugin: K) -> None:
     assert all(r["why"] and r["fix"] and r["severity"] in {"error", "warning", "info"} for r in rules)
     text = kplugin("doctor", "--list-rules")
     assert text.code == 0 and "signpod-missing" in text.stdout and "hints-missing" in text.stdout
+    # a value of a finding is named, not a template field; a setting is its flag
+    import re
+
+    for listing in (text.stdout, run.stdout):
+        assert re.findall(r"\{\w+\}", listing) == [], listing
+    assert "fix: kplugin add extension-point <plugin_name> <point>\n" in text.stdout
+    assert "[<api_group>], resources: [<resource>]" in text.stdout and "--api native" in text.stdout
+
+
+def test_a_rules_values_never_take_a_settings_name() -> None:
+    """A finding's value named like a setting (group, plugin...) would be spelled as that
+    setting's flag in the list of rules: every value a rule names is no setting's name,
+    unless the rule means that setting."""
+    import string
+
+    from kplugin.core.errors import Setting
+    from kplugin.doctor.rules import RULES
+
+    settings = {s.value[1:-1] for s in Setting}
+    meant = {("configmap-stale", "format"), ("binary-arch", "platform"), ("generated-edited", "keep_edited"),
+             ("framework-imported", "api"), ("prequeueinghint-unsupported", "api"),
+             ("generated-clients-stale", "k8s")}  # fmt: skip
+    for rule in RULES:
+        for text in (rule.why, rule.fix):
+            named = {field for _, field, _, _ in string.Formatter().parse(text) if field}
+            assert {(rule.id, name) for name in named & settings} <= meant, rule.id
 
 
 def test_findings_carry_their_rule(kplugin: K, project: Path) -> None:
@@ -237,7 +263,7 @@ def test_findings_carry_their_rule(kplugin: K, project: Path) -> None:
 def hintless(project: Path) -> Path:
     """A plugin whose EventsToRegister registers its node event without a hint."""
     plugin = project / "pkg/gpuaware/plugin.go"
-    edit(plugin, ", QueueingHintFn: pl.isSchedulableAfterNodeChange}", "}")
+    edit(plugin, "\t\t\tQueueingHintFn:    pl.isSchedulableAfterNodeChange,\n", "")
     return plugin
 
 
@@ -268,7 +294,7 @@ def test_events_without_hints_where_hints_are_on(kplugin: K, enqueueing: Path, v
     line = next(
         i
         for i, text in enumerate(plugin.read_text().splitlines(), 1)
-        if "{Event: fw.ClusterEvent{Resource: fw.Node" in text
+        if "Event:             fw.ClusterEvent{Resource: fw.Node" in text
     )
     assert (hit["file"], hit["line"], hit["severity"]) == ("pkg/gpuaware/plugin.go", line, "warning")
     assert hit["why"] and hit["fix"]
@@ -390,7 +416,7 @@ def test_the_scanner_reads_value_and_pointer_receivers_of_the_type() -> None:
 
 
 def test_events_without_hints_reads_the_scanned_method() -> None:
-    from kplugin.doctor.framework import events_without_hints
+    from kplugin.generate.gosource import events_without_hints
 
     assert events_without_hints(GO_SOURCE, "GpuAware") == [18]
     value = GO_SOURCE.replace("func (pl *GpuAware) EventsToRegister", "func (pl GpuAware) EventsToRegister")
@@ -421,3 +447,162 @@ def test_methods_in_code_looks_in_every_own_file_of_the_plugin(project: Path) ->
     assert ExtensionPoint.BIND not in found and ExtensionPoint.PERMIT not in found
     assert {ExtensionPoint.FILTER, ExtensionPoint.SCORE} <= set(found)
     assert found[ExtensionPoint.FILTER].startswith("pkg/gpuaware/plugin.go:")
+
+
+# --- PreQueueingHints (issue 42) -----------------------------------------------------------
+
+
+def pre_hint_findings(findings: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    return sorted(
+        (f["rule"], f["severity"], f["file"], f["line"]) for f in findings if str(f["rule"]).startswith("prequeue")
+    )
+
+
+def test_the_prequeueinghint_gate_is_named_at_1_37_only(kplugin: K, enqueueing: Path) -> None:
+    """The sample's events name PreQueueingHints (layer code, the same on every minor). At
+    1.37 the scheduler calls them only with SchedulerPreQueueingHints on: a warning on each
+    Deployment that runs without it, until it has it; on by default at 1.38; before 1.37
+    internal/fw leaves them out (a note)."""
+    plugin = enqueueing / "pkg/gpuaware/plugin.go"
+    line = next(
+        i for i, t in enumerate(plugin.read_text().splitlines(), 1) if "PreQueueingHintFn: pl.podsAfterNode" in t
+    )
+    deployments = ["charts/gpu-aware/templates/deployment.yaml", "deploy/deployment.yaml"]
+    _, findings = doctor(kplugin, enqueueing, "--k8s", "1.37")
+    assert pre_hint_findings(findings) == [("prequeueinghint-gate-off", "warning", d, None) for d in deployments]
+    (hit, _) = [f for f in findings if f["rule"] == "prequeueinghint-gate-off"]
+    assert f"GpuAware's PreQueueingHints (plugin.go:{line})" in str(hit["what"])
+    assert "SchedulerPreQueueingHints=true" in str(hit["fix"]) and "1.38" in str(hit["why"])
+    deployment = enqueueing / "deploy/deployment.yaml"
+    edit(deployment, "- --v=2", "- --feature-gates=SchedulerPreQueueingHints=true\n        - --v=2")
+    _, findings = doctor(kplugin, enqueueing, "--k8s", "1.37")
+    assert pre_hint_findings(findings) == [("prequeueinghint-gate-off", "warning", deployments[0], None)]
+    for version in ("1.38.0-beta.0",):
+        _, findings = doctor(kplugin, enqueueing, "--k8s", version)
+        assert pre_hint_findings(findings) == []
+    _, findings = doctor(kplugin, enqueueing, "--k8s", "1.36")
+    assert pre_hint_findings(findings) == [("prequeueinghint-ignored", "info", "pkg/gpuaware/plugin.go", line)]
+
+
+def test_native_code_with_a_prequeueinghint_before_1_37(kplugin: K, tmp_path: Path) -> None:
+    """Native code names PreQueueingHints from 1.37 only (the field does not exist before):
+    made for 1.37, it is an error at 1.36 (it does not build); made for 1.36, it has none."""
+    for version in ("1.37", "1.36"):
+        run = kplugin("new", f"n{version[-1]}", "--k8s", version, "--api", "native", "--no-tidy", "-o",
+                      str(tmp_path), "--extension-points", "filter,enqueueextensions")  # fmt: skip
+        assert run.code == 0, run.stderr
+    made = (tmp_path / "n7/pkg/n7/plugin.go").read_text()
+    assert "PreQueueingHintFn: pl.podsAfterNodeChange" in made and "fwk.PreQueueingHintResult{}" in made
+    assert "PreQueueingHint" not in (tmp_path / "n6/pkg/n6/plugin.go").read_text()
+    code, findings = doctor(kplugin, tmp_path / "n7", "--k8s", "1.36")
+    assert code == 1
+    assert [f[:3] for f in pre_hint_findings(findings)] == [
+        ("prequeueinghint-unsupported", "error", "pkg/n7/plugin.go")
+    ]
+
+
+@pytest.mark.parametrize("example", ["sample", "team-quota"])
+def test_a_prequeueinghint_that_names_no_pod(kplugin: K, enqueueing: Path, tmp_path: Path, example: str) -> None:
+    """A PreQueueingHint whose every return is an empty result leaves the pods the plugin
+    rejected to the periodic flush: an error at its line, on the sample and on
+    examples/team-quota; one that returns pods or AllPods at some return is not."""
+    if example == "sample":
+        project, method, receiver = enqueueing, "podsAfterNodeChange", "GpuAware"
+    else:
+        project = tmp_path / "team-quota"
+        shutil.copytree(REPO / "examples" / "team-quota", project)
+        method, receiver = "podsAfterQuotaChange", "TeamQuota"
+    plugin = next(p for p in sorted((project / "pkg").glob("*/plugin.go")))
+    _, findings = doctor(kplugin, project, "--k8s", "1.38.0-beta.0")
+    assert not [f for f in findings if f["rule"] == "prequeueinghint-no-pods"]
+    text = plugin.read_text()
+    start = text.index(f"func (pl *{receiver}) {method}(")
+    body = text.index("{\n", start) + 2
+    end = text.index("\n}\n", start)
+    empty = "\tif newObj == nil {\n\t\treturn fw.PreQueueingHintResult{AllPods: false}, nil // AllPods\n\t}\n"
+    plugin.write_text(text[:body] + empty + "\treturn fw.PreQueueingHintResult{}, nil" + text[end:])
+    code, findings = doctor(kplugin, project, "--k8s", "1.38.0-beta.0")
+    (hit,) = [f for f in findings if f["rule"] == "prequeueinghint-no-pods"]
+    line = next(i for i, t in enumerate(plugin.read_text().splitlines(), 1) if f"PreQueueingHintFn: pl.{method}" in t)
+    assert (code, hit["severity"], hit["file"], hit["line"]) == (
+        1,
+        "error",
+        plugin.relative_to(project).as_posix(),
+        line,
+    )
+    assert f"pl.{method} names no pod" in str(hit["what"])
+
+
+def test_the_prequeueinghint_scanner() -> None:
+    """Which PreQueueingHintFn each event literal names, on its own line; a literal or a
+    function found nowhere is not judged."""
+    from kplugin.generate.gosource import events_without_hints, pre_hints
+
+    source = GO_SOURCE.replace(
+        "QueueingHintFn: pl.hint},",
+        "QueueingHintFn: pl.hint,\n\t\t\tPreQueueingHintFn: pl.pods},\n"
+        "\t\t{Event: fw.ClusterEvent{Resource: fw.Pod}, PreQueueingHintFn: func(klog.Logger, any, any) {}},",
+    )
+    assert pre_hints(source, "GpuAware") == [(20, "pl.pods"), (21, "func")]
+    assert events_without_hints(source, "GpuAware") == [18, 21]
+    assert pre_hints(GO_SOURCE, "GpuAware") == []
+
+
+def test_a_build_that_fails_in_code_generators_output_names_make_generate(tmp_path: Path) -> None:
+    """plugins-do-not-build points at the first compile error's file and line; where that
+    file is code-generator's (pkg/generated/, a deepcopy file: stale for the types or the
+    Kubernetes version), the fix is make generate."""
+    from types import SimpleNamespace
+
+    from kplugin.doctor.args import _build_failure
+
+    ctx = SimpleNamespace(project=SimpleNamespace(root=tmp_path))
+    stale = ["# example.com/x/pkg/generated/clientset/versioned", "pkg/generated/clientset/versioned/clientset.go:"
+             "33:27: undefined: discovery.DiscoveryInterfaces"]  # fmt: skip
+    where, line, fix = _build_failure(ctx, stale)  # type: ignore[arg-type]
+    assert (where, line) == (tmp_path / "pkg/generated/clientset/versioned/clientset.go", 33)
+    assert fix.startswith("make generate: pkg/generated/clientset/versioned/clientset.go is written by code-generator")
+    where, line, fix = _build_failure(ctx, ["./apis/q/v1/zz_generated.deepcopy.go:12:2: undefined: x"])  # type: ignore[arg-type]
+    assert (where, line) == (tmp_path / "apis/q/v1/zz_generated.deepcopy.go", 12) and fix.startswith("make generate")
+    where, line, fix = _build_failure(ctx, ["pkg/q/plugin.go:7:1: syntax error"])  # type: ignore[arg-type]
+    assert (where, line, fix) == (tmp_path / "pkg/q/plugin.go", 7, "fix the compile error (go build ./...)")
+    assert _build_failure(ctx, ["go: something else"]) == (
+        tmp_path / "pkg",
+        None,
+        "fix the compile error (go build ./...)",
+    )  # type: ignore[arg-type]
+
+
+def test_the_moves_to_fwk_are_derived_from_the_names_of_each_minor() -> None:
+    """Issue 43, item 5: what moved from framework to fwk is read off goapi's spellings of
+    consecutive minors (the catalog's facts), not restated: 1.34 the data types, 1.35 the
+    plugin interfaces (every point's that the framework has on every minor) and Handle."""
+    import re
+
+    from kplugin.doctor.framework import API_CHANGES, framework_moves
+    from kplugin.model.points import POINTS
+
+    moves = {since: re.compile(pattern) for pattern, since, _, _ in framework_moves()}
+    assert sorted(moves) == ["1.34", "1.35"]
+    for name in (
+        "Status",
+        "Code",
+        "CycleState",
+        "NodeInfo",
+        "PodInfo",
+        "QueuedPodInfo",
+        "ClusterEvent",
+        "ClusterEventWithHint",
+        "NewStatus",
+        "AsStatus",
+        "QueueingHint",
+        "QueueingHintFn",
+        "EventResource",
+    ):
+        assert moves["1.34"].search(f"x := framework.{name}{{}}"), name
+    interfaces = [row.interface for row in POINTS.values() if row.first is None]
+    assert "FilterPlugin" in interfaces and "EnqueueExtensions" in interfaces
+    for name in (*interfaces, "Handle", "Plugin", "NodeScoreList", "PreFilterResult", "WaitingPod"):
+        assert moves["1.35"].search(f"var _ framework.{name}"), name
+    assert not moves["1.35"].search("framework.NewCycleState"), "framework keeps the constructors"
+    assert not any(since in ("1.34", "1.35") and "moved" in fix for _, since, _, fix in API_CHANGES)

@@ -71,6 +71,55 @@ def test_the_sample_plugin_importing_the_framework(kplugin: K, tmp_path: Path) -
     assert "internal/fw" in str(hit["why"])
 
 
+GANG_HELPERS_GO = """package util
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+// Activate stashes a gang's siblings for the scheduler to move to the active queue.
+func Activate(state *framework.CycleState, pods []*v1.Pod) {
+	c, err := state.Read(framework.PodsToActivateKey)
+	if err != nil {
+		return
+	}
+	if s, ok := c.(*framework.PodsToActivate); ok {
+		s.Lock()
+		defer s.Unlock()
+		for _, pod := range pods {
+			s.Map[pod.Namespace+"/"+pod.Name] = pod
+		}
+	}
+	_ = framework.NewResource(nil)
+	var _ framework.SharedLister
+}
+"""
+
+
+@pytest.mark.parametrize("version", ["1.28.3", "1.35"])
+def test_a_helper_package_importing_the_framework_and_what_gang_plugins_use(
+    kplugin: K, tmp_path: Path, version: str
+) -> None:
+    """A gang plugin's helper package beside pkg/ (test/util, internal/...) that imports the
+    framework is found too (not its tests); the fix names the layer's PodsToActivate,
+    PodsToActivateKey, NewResource and SharedLister, which internal/fw has on every minor."""
+    project = new(kplugin, tmp_path, "--k8s", version)
+    util = project / "test/util"
+    util.mkdir(parents=True)
+    (util / "gang.go").write_text(GANG_HELPERS_GO)
+    (util / "gang_test.go").write_text(GANG_HELPERS_GO)
+    (hit,) = imported(kplugin, project)
+    assert (hit["file"], hit["line"]) == ("test/util/gang.go", line_of(util / "gang.go", "pkg/scheduler/framework"))
+    fix = str(hit["fix"])
+    for name in ("PodsToActivateKey", "PodsToActivate", "NewResource", "SharedLister"):
+        assert f"fw.{name} for framework.{name}" in fix, fix
+    layer = (project / "internal/fw/zz_generated.fw.go").read_text()
+    for name in ("SharedLister = ", "PodsToActivate = framework.PodsToActivate", "Resource = framework.Resource",
+                 "var PodsToActivateKey = framework.PodsToActivateKey", "func NewResource("):  # fmt: skip
+        assert name in layer, name
+
+
 def test_a_queuesort_project_importing_fwk(kplugin: K, tmp_path: Path) -> None:
     """k8s.io/kube-scheduler/framework under an alias, in the plugin's package and in a
     package of its own under pkg/ (single-line import): each is found where it is."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from support import REPO, Kplugin
 from support.fakeapi import JsonHandler, serving
 
 from kplugin.core.errors import OperationError, UsageError
@@ -311,3 +312,67 @@ def test_a_crd_whose_names_go_into_urls_must_be_names(tmp_path: Path, field: str
         definition["spec"]["versions"][0]["name"] = value
     assert kinds.from_crd(definition) == []
     assert kinds.from_crd(QUOTA)[0].path("ml") == "/apis/quota.example.com/v1alpha1/namespaces/ml/quotas"
+
+
+def test_e2e_refuses_before_building_when_the_rules_file_lacks_what_the_code_reads(
+    kplugin: Kplugin, tmp_path: Path
+) -> None:
+    """Issue 44, item 3: the code (examples/team-quota's informer of quotas, named through a
+    GroupVersionResource variable) or a CRD of config/crd/ needs a rule the rules file
+    lacks: e2e refuses before building anything, in one line (exit 2), as doctor knows;
+    --admin runs without RBAC, so it is not refused there."""
+    import shutil
+
+    from kplugin.e2e import run as runs
+    from kplugin.model.project import load
+
+    project = tmp_path / "team-quota"
+    shutil.copytree(REPO / "examples" / "team-quota", project)
+    runs.check_rules_cover(load(project))  # as the example has it: nothing missing
+    (project / "config/rbac/rules.yaml").write_text("[]\n")
+    result = kplugin("e2e", str(project))
+    assert result.code == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    declared = next(
+        i
+        for i, text in enumerate((project / "pkg/teamquota/plugin.go").read_text().splitlines(), 1)
+        if text.startswith("var Quotas = schema.GroupVersionResource{")
+    )
+    assert line == (
+        f"kplugin: error: pkg/teamquota/plugin.go:{declared} reads quotas.quota.example.com, and "
+        "config/rbac/rules.yaml grants no list and watch on it: add {apiGroups: [quota.example.com], resources: "
+        "[quotas], verbs: "
+        "[get, list, watch]} to it and run kplugin refresh (or run with --admin)"
+    ), line
+    # the CRD alone (code that names no resource) is refused the same way
+    plugin = project / "pkg/teamquota/plugin.go"
+    text = plugin.read_text()
+    plugin.write_text(
+        text.replace('Group: "quota.example.com", Version: "v1alpha1", Resource: "quotas"', "").replace(
+            "fw.CustomResource(Quotas.Resource, Quotas.Version, Quotas.Group)", "fw.CustomResource(a, b, c)"
+        )
+    )
+    result = kplugin("e2e", str(project))
+    assert result.code == 2
+    assert "config/crd/quotas.yaml (Quota) reads quotas.quota.example.com" in result.stderr, result.stderr
+
+
+def test_a_deploy_that_grants_more_than_asked_is_said(tmp_path: Path) -> None:
+    """deploy/rbac.yaml with a rule neither the scheduler nor config/rbac/rules.yaml asks
+    for: the run says so (it uses the file as it is)."""
+    import shutil
+
+    from kplugin.e2e import run as runs
+    from kplugin.model.project import load
+
+    project = tmp_path / "team-quota"
+    shutil.copytree(REPO / "examples" / "team-quota", project)
+    loaded = load(project)
+    documents = runs.rbac_documents(loaded)
+    assert runs.rbac_beyond(loaded, documents) is None
+    role = next(d for d in documents if d["kind"] == "ClusterRole")
+    role["rules"].append({"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list"]})
+    assert runs.rbac_beyond(loaded, documents) == (
+        "deploy/rbac.yaml grants more than the scheduler and config/rbac/rules.yaml ask for (get core/secrets, "
+        "list core/secrets): the run uses it as it is; kplugin refresh writes it from the file"
+    )

@@ -15,7 +15,7 @@ from kplugin.e2e import compare, create, entries, logs, replay, usage
 from kplugin.e2e.logs import Preemption, Requeue
 from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step, StepAction
 from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session, Silent
-from kplugin.e2e.watch import PodState, PodWatch, is_decided, meets
+from kplugin.e2e.watch import NOMINATION_SETTLED, PodState, PodWatch, is_decided, meets
 from kplugin.kube import labelselector
 
 # real lines of kube-scheduler 1.28.3 (schedule_one.go, scheduling_queue.go, preemption.go)
@@ -160,6 +160,9 @@ def test_following_pods_through_watch_events() -> None:
     states = watch.snapshot()
     assert (states["a"].node, states["b"].reason, states["c"].nominated) == ("n1", "0/3 nodes fit", "n2")
     assert [is_decided(states[k]) for k in "abcd"] == [True, True, False, True], "a preemptor waits"
+    # ... until nothing changed for longer than the scheduler's longest backoff: its
+    # nomination is left over from a cycle whose outcome is final
+    assert not is_decided(states["c"], quiet=NOMINATION_SETTLED - 1) and is_decided(states["c"], NOMINATION_SETTLED)
     assert meets(states["d"], (PREEMPTED,)) and meets(states["b"], (PENDING,))
     assert not meets(states["a"], ("n2",)) and meets(states["a"], ("n1", "n2"))
     watch._update(*event("ADDED", "d", uid="2"))  # deleted, then made again by a step
@@ -173,7 +176,10 @@ def test_log_detail_keeps_the_log_small() -> None:
         "scores, attempts, requeues",
     )
     big = Scenario(nodes=tuple(Node(f"n{i}") for i in range(5000)), pods=tuple(Pod(f"p{i}") for i in range(50_000)))
-    assert replay.detail_level(big) == (logs.ATTEMPT_VMODULE, "attempts")
+    # above 5,000 pods no requeues, but the pods a PreEnqueue plugin holds all the same
+    # (issue 44, item 8: they were found only when --timeout ran out)
+    assert replay.detail_level(big) == (f"{logs.ATTEMPT_VMODULE},{logs.HELD_VMODULE}", "attempts, held pods")
+    assert "scheduling_queue=4" in logs.HELD_VMODULE
     # a snapshot's bound pods log no scores: 500 nodes with 1,500 bound and 500 to place
     nodes = tuple(Node(f"n{i}") for i in range(500))
     bound = tuple(Pod(f"b{i}", node_name=f"n{i % 500}") for i in range(1500))
@@ -576,3 +582,77 @@ def test_pods_a_preenqueue_plugin_holds_are_read_from_the_queues_line(tmp_path: 
     log.write_text("".join(lines))
     refusals.checked = 0.0  # the next read is due
     assert not refusals.any() and refusals.held == {"native-1", "held-1"}
+
+
+class _Clock:
+    """time.monotonic and time.sleep of a settle, without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class _Said:
+    def __init__(self) -> None:
+        self.steps: list[str] = []
+
+    def step(self, text: str) -> None:
+        self.steps.append(text)
+
+    def count(self, what: str, done: int, total: int) -> None:
+        pass
+
+
+def test_a_pod_left_nominated_ends_the_wait_and_the_run_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44, item 4: a gang's pod refused with a leftover nominatedNodeName, the rest
+    bound, nothing changing: settle returns once nothing changed for NOMINATION_SETTLED
+    seconds (before: the whole --timeout), and says what it waits for meanwhile."""
+    from types import SimpleNamespace
+
+    from kplugin.e2e import watch as watching
+
+    clock = _Clock()
+    monkeypatch.setattr(watching.time, "monotonic", clock.monotonic)
+    monkeypatch.setattr(watching.time, "sleep", clock.sleep)
+    pods = PodWatch(client=None, path="", key=lambda ns, name: name)  # type: ignore[arg-type]
+    refused = {"conditions": [{"type": "PodScheduled", "status": "False", "message": "gang needs 2"}]}
+    for kind, obj in (
+        event("ADDED", "g-1", node="n1"),
+        event("ADDED", "g-2", nominatedNodeName="n2", **refused),
+    ):
+        pods._update(kind, obj)
+    pods.last_change = clock.now
+    target = SimpleNamespace(check=lambda: None)
+    said = _Said()
+    started = clock.now
+    watching.settle(pods, {"g-1", "g-2"}, target, 120.0, said, "plugin: pods decided", {})  # type: ignore[arg-type]
+    assert NOMINATION_SETTLED <= clock.now - started < NOMINATION_SETTLED + 1, clock.now - started
+    assert said.steps == [
+        "plugin: pods decided: waiting up to 15s of quiet for nominated pods (g-2 on n2): their victims leave"
+    ]
+
+
+UNABLE = (
+    'I1206 04:49:29.849000   10908 schedule_one_podgroup.go:600] "Unable to schedule a pod group" '
+    'podGroup="default/gang" unschedulablePods=4\n'
+)
+
+
+def test_a_log_that_stops_in_a_cycles_middle_reports_the_last_cycle_that_ended() -> None:
+    """Issue 44, item 11: 1.36 retries a gang that does not fit in a burst; e2e stops the
+    scheduler whenever --timeout says, often in a cycle's middle (rack-a tried, rack-b
+    not yet): the last cycle that ended ("Unable to schedule a pod group") is reported,
+    both placements tried; a cycle that ends after it replaces it."""
+    lines = LOG_PLACEMENTS.splitlines()
+    ended = LOG_PLACEMENTS + UNABLE
+    cut = ended + lines[0] + "\n" + lines[1] + "\n"
+    assert logs.read_log(cut.splitlines()).groups["gang"].placements.tried == ("rack-a", "rack-b")
+    assert logs.read_log(cut.splitlines()).groups["gang"].attempts == 2
+    # the later cycle ends too (one placement only): it is the one told
+    later = cut + UNABLE
+    assert logs.read_log(later.splitlines()).groups["gang"].placements.tried == ("rack-a",)

@@ -243,3 +243,44 @@ def test_doctor_follows_the_kind_from_rules_to_generated_code(kplugin: Kplugin, 
     (shaped / rbacrules.RULES_FILE).write_text("[]\n")
     (unread,) = found()["rbac-informer-unread"]
     assert unread.endswith("reads quotas.quota.example.com, and config/rbac/rules.yaml grants no list and watch on it")
+
+
+def test_make_generate_records_the_code_generator_and_doctor_reads_it(kplugin: Kplugin, shaped: Path) -> None:
+    """Issue 44, item 1: make generate writes the client code's code-generator release to
+    pkg/generated/code-generator.txt (kplugin's run writes the same bytes); a project
+    whose client code another release made is an error in doctor, where a stamp of the
+    target's Makefile, or no client code at all (add api --no-generate), is none; upgrade
+    and refresh generate again where it is stale (codegen.stale), not where none was
+    generated."""
+    from kplugin.generate import codegen
+    from kplugin.model.project import load
+
+    assert kplugin(*ADD, "--project", str(shaped)).code == 0
+    project = load(shaped)
+    wanted = project.spec().tool_versions()[apitypes.CLIENTS_GENERATOR]
+    makefile = (shaped / "Makefile").read_text()
+    assert f"\tprintf '%s\\n' $(CLIENTS_GENERATOR) > {apitypes.GENERATOR_STAMP}\n" in makefile
+    assert f"CLIENTS_GENERATOR ?= {wanted}\n" in makefile
+    assert project.spec().generation().stamp(codegen.values(project.spec())) == f"{wanted}\n"
+
+    def stale_rules() -> list[dict[str, object]]:
+        run = kplugin("doctor", str(shaped), "--json")
+        return [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "generated-clients-stale"]
+
+    assert codegen.made_by(shaped) is None and not codegen.stale(shaped, project.spec())
+    assert stale_rules() == []
+    stamp = shaped / apitypes.GENERATOR_STAMP
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text(f"{wanted}\n")
+    assert codegen.made_by(shaped) == wanted and not codegen.stale(shaped, project.spec())
+    assert stale_rules() == []
+    stamp.write_text("v0.27.0\n")
+    assert codegen.stale(shaped, project.spec())
+    (found,) = stale_rules()
+    assert (found["severity"], found["file"]) == ("error", "pkg/generated")
+    assert found["what"] == (
+        f"pkg/generated/ was made by code-generator v0.27.0; the Makefile of Kubernetes {project.version} runs {wanted}"
+    )
+    stamp.unlink()  # client code that does not say who made it: made before kplugin recorded it
+    (found,) = stale_rules()
+    assert "made by a code-generator it does not record" in str(found["what"])

@@ -110,8 +110,38 @@ def test_doctor_finds_a_resource_the_code_reads_without_a_rule(kplugin: Kplugin,
     assert "rbac-informer-unread" not in findings(kplugin, shaped)
 
 
+def test_doctor_reads_a_resource_named_with_constants(kplugin: Kplugin, shaped: Path) -> None:
+    """The spelling add api's register.go invites: fw.CustomResource("podgroups",
+    "v1alpha1", v1alpha1.GroupName), or the GroupVersion's fields; the constants are read
+    from the project's own Go code (apis/, pkg/)."""
+    api = shaped / "apis/gang/v1alpha1"
+    api.mkdir(parents=True)
+    (api / "register.go").write_text(
+        'package v1alpha1\n\n// GroupName is the API group.\nconst GroupName = "scheduling.x-k8s.io"\n\n'
+        'var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1alpha1"}\n'
+    )
+    plugin = next((shaped / "pkg").glob("*/plugin.go"))
+    text = plugin.read_text()
+    for spelled in (
+        'fw.CustomResource("podgroups", "v1alpha1", v1alpha1.GroupName)',
+        "fw.CustomResource(plural, v1alpha1.SchemeGroupVersion.Version, v1alpha1.SchemeGroupVersion.Group)",
+    ):
+        plugin.write_text(text + f'\nconst plural = "podgroups"\n\nvar podGroups = {spelled}\n')
+        run = kplugin("doctor", str(shaped), "--json")
+        found = [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "rbac-informer-unread"]
+        assert len(found) == 1 and found[0]["what"].endswith(
+            " reads podgroups.scheduling.x-k8s.io, and config/rbac/rules.yaml grants no list and watch on it"
+        ), (spelled, found)
+        assert found[0]["line"] == text.count("\n") + 4, found
+    # a name no Go file of the project declares is not guessed (an import alias of
+    # another package is read where the name has one value in the project)
+    plugin.write_text(text + '\nvar unknown = fw.CustomResource("podgroups", "v1alpha1", elsewhere.Group)\n')
+    run = kplugin("doctor", str(shaped), "--json")
+    assert not [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "rbac-informer-unread"]
+
+
 def test_the_custom_resources_go_code_names() -> None:
-    from kplugin.doctor.framework import custom_resources
+    from kplugin.generate.gosource import custom_resources
 
     text = (
         "package p\n"

@@ -164,10 +164,18 @@ def test_the_deployment_turns_the_gate_on_and_may_read_pod_groups(kplugin: Kplug
     rbac.write_text(rbac.read_text().replace("  - podgroups/status\n", "  - podgroups/scale\n"))
     (finding,) = rbac_rules()
     assert "patch scheduling.k8s.io/podgroups/status" in finding
-    # a plugin without them: no gate, no rule
-    plain = new(kplugin, tmp_path, "plain", "1.37")
-    assert "feature-gates" not in (plain / "deploy/deployment.yaml").read_text()
-    assert "podgroups" not in (plain / "deploy/rbac.yaml").read_text()
+    # a plugin without such points: no gate; from 1.36 the rules all the same (issue 44,
+    # item 9): a second scheduler in a cluster with GenericWorkload on runs the in-tree
+    # gang plugin too, whose informer of PodGroups would never sync without them; before
+    # 1.36 there are no PodGroups
+    for version, granted in (("1.36", True), ("1.37", True), ("1.35", False), ("1.28.3", False)):
+        plain = new(kplugin, tmp_path / version, "plain", version)
+        assert "feature-gates" not in (plain / "deploy/deployment.yaml").read_text()
+        for where in ("deploy/rbac.yaml", "charts/plain/values.yaml"):
+            text = (plain / where).read_text()
+            assert ("- podgroups\n" in text and "- podgroups/status\n" in text) == granted, (version, where)
+        run = kplugin("doctor", str(plain), "--json")
+        assert not [f for f in json.loads(run.stdout)["findings"] if f["rule"].startswith("rbac")], version
 
 
 def test_doctor_finds_the_gate_off_and_a_zero_placement_weight(kplugin: Kplugin, tmp_path: Path) -> None:
@@ -587,3 +595,28 @@ def test_the_later_points_are_spelled_only_where_the_minor_has_them(kplugin: Kpl
         assert "PodGroupPostFilter" not in text and "PlacementFeasible" not in text, path
     test = (every["1.38.0-beta.0"] / "pkg/e38/plugin_test.go").read_text()
     assert "func TestPlacementFeasible(t *testing.T)" in test and "func TestPodGroupPostFilter(t *testing.T)" in test
+
+
+def test_a_gate_the_target_does_not_know_is_an_error(kplugin: Kplugin, tmp_path: Path) -> None:
+    """Issue 44, item 8: a 1.36 Deployment turns GangScheduling on, which 1.37 removed;
+    upgrade --keep-edited to 1.37 keeps an edited deploy/deployment.yaml as it is, gate and
+    all, and its kube-scheduler would exit at start: doctor says so at the flag's line,
+    for the kept file only (the chart's is rewritten without the gate)."""
+    project = new(kplugin, tmp_path, "racks", "1.36", "--extension-points", POINTS, "--plugin", "Racks")
+    deployment = project / "deploy/deployment.yaml"
+    deployment.write_text(deployment.read_text().replace("replicas: 1", "replicas: 2"))  # the user's edit
+    run = kplugin("upgrade", str(project), "--k8s", "1.37", "--keep-edited", "--no-tidy")
+    assert run.code == 0, run.stderr
+    assert "GangScheduling=true" in deployment.read_text()
+    assert "GangScheduling" not in (project / "charts/racks/templates/deployment.yaml").read_text()
+    run = kplugin("doctor", str(project), "--json")
+    found = [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "gate-unknown"]
+    line = next(i for i, t in enumerate(deployment.read_text().splitlines(), 1) if "--feature-gates=" in t)
+    assert [(f["file"], f["line"], f["severity"]) for f in found] == [("deploy/deployment.yaml", line, "error")]
+    assert found[0]["what"] == (
+        "--feature-gates turns on GangScheduling, which Kubernetes 1.37 does not know (it has it in 1.35 to 1.36)"
+    )
+    assert "remove GangScheduling" in found[0]["fix"] and run.code == 1
+    # the gates of the version are known: none at 1.36, nor for a project made at 1.37
+    run = kplugin("doctor", str(project), "--json", "--k8s", "1.36")
+    assert not [f for f in json.loads(run.stdout)["findings"] if f["rule"] == "gate-unknown"]

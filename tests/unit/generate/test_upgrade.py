@@ -409,11 +409,18 @@ def test_deleted_user_files_stay_deleted(kplugin: Kplugin, project: Path) -> Non
     assert run.code == 0, run.stderr
     for name in deleted:
         assert not (project / name).exists(), name
-        assert f"{name} is yours and was deleted: not re-created" in run.stderr
+    # said once, in one line (issue 44, item 10), not a line per file
+    (line,) = [line for line in run.stderr.splitlines() if "not re-created" in line]
+    assert line.startswith("note: 5 file(s) of yours were deleted and are not re-created: ") and line.endswith(" …")
     run = kplugin("upgrade", str(project), "--k8s", "1.28.14", "--no-tidy", "--json")
     assert run.code == 0, run.stderr
     assert sorted(json.loads(run.stdout)["not_recreated"]) == sorted(deleted)
     assert not any((project / name).exists() for name in deleted)
+    run = kplugin("upgrade", str(project), "--k8s", "1.28.15", "--no-tidy")
+    assert run.code == 0 and "5 file(s) of yours were deleted and are not re-created" in run.stderr, run.stderr
+    # a refresh, run again and again, does not say it every time
+    run = kplugin("refresh", str(project))
+    assert run.code == 0 and "not re-created" not in run.stderr, run.stderr
 
 
 def test_args_file_edits_survive(kplugin: Kplugin, project: Path) -> None:

@@ -185,3 +185,14 @@ def test_plain_progress_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[:3] == ["replaying", "  creating nodes …", "  pods: 0/1,000"]
     assert lines[3].startswith("  pods: 1,000/1,000 (") and lines[3].endswith("/s)")
     assert lines[4:] == ["  creating nodes: done in 0s"]
+
+
+def test_a_count_of_one_says_its_end_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 44, item 10: a single object (the one CRD, the one object of a step) is one
+    line, "1/1", with no "0/1" before it and no rate of one."""
+    from kplugin.cli.progress import Reporter
+
+    with Reporter("replaying") as reporter:
+        reporter.count("objects", 0, 1)
+        reporter.count("objects", 1, 1)
+    assert capsys.readouterr().err.splitlines() == ["replaying", "  objects: 1/1"]

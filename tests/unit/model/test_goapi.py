@@ -179,6 +179,9 @@ LATER_NAMES = {
 }
 
 
+PRE_HINT_NAMES = {"PreQueueingHintResult", "PreQueueingHintFn"}
+
+
 @pytest.mark.parametrize("minor", list(PERMIT_AND_GANG))
 def test_every_native_name_the_layer_template_uses_is_a_fact_of_every_minor(minor: str) -> None:
     """internal/fw spells the framework through N.<name> (goapi.native_names): each one must
@@ -187,10 +190,27 @@ def test_every_native_name_the_layer_template_uses_is_a_fact_of_every_minor(mino
     assert {"WaitingPod", "EventResource", "All", "Status", "QueuedInfo"} <= used
     # names the template only reaches where the minor has them
     later = set().union(*LATER_NAMES.values())
-    guarded = {"PreBindPreFlightResult", *POD_GROUP_NAMES, *later}
+    guarded = {"PreBindPreFlightResult", *POD_GROUP_NAMES, *later, *PRE_HINT_NAMES}
     assert used - guarded <= set(goapi.native_names(shape(minor)))
     facts = shape(minor)
     names = set(goapi.native_names(facts))
+    # PreQueueingHints' types from 1.37 (internal/fw has its own struct before)
+    assert (names >= PRE_HINT_NAMES) == (points.parse_minor(minor) >= (1, 37))
+    assert used >= PRE_HINT_NAMES
     assert (names >= POD_GROUP_NAMES) == (facts.pod_groups is not PodGroups.NONE)
     for since, spelled in LATER_NAMES.items():
         assert (names >= spelled) == (points.parse_minor(minor) >= points.parse_minor(since)), since
+
+
+@pytest.mark.parametrize("minor", list(PERMIT_AND_GANG))
+def test_every_points_interface_is_spelled_where_the_minor_has_it(minor: str) -> None:
+    """Issue 43, item 5: the interface names come from model/points.py (those of every
+    minor by derivation; the pod-group ones, spelled with their minor's facts, are held
+    against the table here): the layer names each point's interface, and a minor's native
+    spelling exists exactly where the point does."""
+    layer = goapi.layer_names()
+    native = goapi.native_names(shape(minor))
+    for point, row in points.POINTS.items():
+        assert layer[row.interface] == f"fw.{row.interface}", point
+        has = points.available(point, points.parse_minor(minor))
+        assert (row.interface in native) == has, (point, minor)

@@ -125,6 +125,27 @@ def test_versions_say_where_hints_and_signatures_apply(kplugin) -> None:  # type
     assert [m for m, r in rows.items() if r["sign_pod"]] == ["1.35", "1.36", "1.37", "1.38"]
 
 
+def test_versions_say_where_prequeueinghints_apply(kplugin) -> None:  # type: ignore[no-untyped-def]
+    """ClusterEventWithHint.PreQueueingHintFn from 1.37 (kube-scheduler framework/types.go);
+    gate SchedulerPreQueueingHints alpha and off in 1.37, beta and on in 1.38
+    (kube_features.go of v1.38.0-beta.0). The gate is e2e's to turn on at 1.37 only."""
+    import json
+
+    from kplugin.model.apifacts import PRE_QUEUEING_HINTS_GATE
+
+    run = kplugin("versions", "--json", "--all")
+    rows = {r["minor"]: r for r in json.loads(run.stdout)}
+    assert {m: r["pre_queueing_hints"] for m, r in rows.items() if r["pre_queueing_hints"] != "none"} == {
+        "1.37": "alpha-off",
+        "1.38": "beta-on",
+    }
+    gates = {r.key: r.facts.pre_hints_gate for r in catalog().values()}
+    assert {m: g for m, g in gates.items() if g} == {"1.37": PRE_QUEUEING_HINTS_GATE}
+    assert [r.key for r in catalog().values() if r.facts.pre_hints] == ["1.37", "1.38"]
+    text = kplugin("versions").stdout
+    assert "PreQHints" in text and "alpha-off" in text and "SchedulerPreQueueingHints" in text
+
+
 # --- pre-releases (issue 22) ----------------------------------------------------------------
 
 

@@ -15,9 +15,11 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
@@ -74,7 +76,25 @@ type (
 	// back to the queue. Call Reject as a statement: it returns whether it stopped the pod
 	// only from Kubernetes 1.36 (which also adds Preempt).
 	WaitingPod = fwk.WaitingPod
+	// SharedLister is the scheduler's snapshot of the cluster for one cycle, node by node
+	// (Handle.SnapshotSharedLister(): NodeInfos().List(), Get(name)).
+	SharedLister = fwk.SharedLister
+	// PodsToActivate is the CycleState entry (at PodsToActivateKey) where a plugin stashes
+	// pods the scheduler moves to the active queue when the cycle ends: a gang's siblings
+	// that wait for this pod, say. Lock it, then add to its Map by namespace/name.
+	PodsToActivate = framework.PodsToActivate
+	// Resource is an amount of CPU (milli), memory, ephemeral storage, pods and extended
+	// resources as the scheduler counts them; NewResource makes one of a ResourceList.
+	Resource = framework.Resource
 )
+
+// PodsToActivateKey is the CycleState key of the cycle's PodsToActivate.
+var PodsToActivateKey = framework.PodsToActivateKey
+
+// NewResource is the Resource of a ResourceList (a pod's requests, a node's allocatable).
+func NewResource(list v1.ResourceList) *Resource {
+	return framework.NewResource(list)
+}
 
 const (
 	Success                      = fwk.Success
@@ -122,11 +142,42 @@ func CustomResource(plural, version, group string) EventResource {
 // differs, NativeEvents converts it.
 type QueueingHintFn func(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (QueueingHint, error)
 
+// PreQueueingHintResult names the pods, of those a plugin rejected, that an event may
+// concern (AllPods: every one of them); the queue calls the plugin's QueueingHintFn for
+// those pods only. An empty result: the event concerns none of them.
+type PreQueueingHintResult = fwk.PreQueueingHintResult
+
+// PreQueueingHintFn is called once per event (oldObj nil for an Add, newObj nil for a
+// Delete), before any QueueingHintFn, and names the rejected pods the event may concern,
+// so that the scheduling queue runs the plugin's QueueingHintFn for those pods only
+// instead of for every pod the plugin rejected. An error counts as AllPods. Kubernetes
+// 1.37 calls it only with the feature gate SchedulerPreQueueingHints on (alpha, off by default).
+type PreQueueingHintFn func(logger klog.Logger, oldObj, newObj interface{}) (PreQueueingHintResult, error)
+
+// AllPods is the PreQueueingHintResult of an event that may concern every pod the plugin
+// rejected (what an event without a PreQueueingHintFn gets).
+var AllPods = PreQueueingHintResult{AllPods: true}
+
+// PendingPods names the pods of the list that are not bound to a node: those an event
+// may concern, of the pods of a namespace or selector the plugin lists from the
+// scheduler's informer (Handle.SharedInformerFactory().Core().V1().Pods().Lister()).
+func PendingPods(pods []*v1.Pod) PreQueueingHintResult {
+	result := PreQueueingHintResult{Pods: []types.NamespacedName{}}
+	for _, pod := range pods {
+		if pod.Spec.NodeName == "" {
+			result.Pods = append(result.Pods, types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
+		}
+	}
+	return result
+}
+
 // ClusterEventWithHint is an event that may make a rejected pod schedulable, with the
-// hint that tells whether it does.
+// hint that tells whether it does, and optionally the PreQueueingHintFn that names the
+// pods it may concern.
 type ClusterEventWithHint struct {
-	Event          ClusterEvent
-	QueueingHintFn QueueingHintFn
+	Event             ClusterEvent
+	QueueingHintFn    QueueingHintFn
+	PreQueueingHintFn PreQueueingHintFn
 }
 
 // NativeEvents returns events as the framework of Kubernetes 1.37 takes them. Its
@@ -137,6 +188,9 @@ func NativeEvents(events []ClusterEventWithHint) []fwk.ClusterEventWithHint {
 		native := fwk.ClusterEventWithHint{Event: event.Event}
 		if fn := event.QueueingHintFn; fn != nil {
 			native.QueueingHintFn = fwk.QueueingHintFn(fn)
+		}
+		if fn := event.PreQueueingHintFn; fn != nil {
+			native.PreQueueingHintFn = fwk.PreQueueingHintFn(fn)
 		}
 		out = append(out, native)
 	}

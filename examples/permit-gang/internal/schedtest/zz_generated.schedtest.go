@@ -355,6 +355,23 @@ func (h *Harness) EventsToRegister(ctx context.Context, name string) ([]fwk.Clus
 	return nil, fmt.Errorf("plugin %q registers no events (it is at no extension point that rejects pods)", name)
 }
 
+// PreQueueingHintsSupported says whether the framework of Kubernetes 1.37 has
+// ClusterEventWithHint.PreQueueingHintFn (1.37 on): internal/fw hands the plugins'
+// PreQueueingHints to it only there.
+const PreQueueingHintsSupported = true
+
+// PreQueueingHints counts the events that carry a PreQueueingHintFn, as the framework of
+// Kubernetes 1.37 has them.
+func PreQueueingHints(events []fwk.ClusterEventWithHint) int {
+	count := 0
+	for _, event := range events {
+		if event.PreQueueingHintFn != nil {
+			count++
+		}
+	}
+	return count
+}
+
 // FilterFunc returns the named plugin's Filter as the framework calls it (for
 // benchmarks: no framework bookkeeping around it).
 func (h *Harness) FilterFunc(name string) func(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo) *fwk.Status {

@@ -218,14 +218,54 @@ func (pl *PermitGang) sameGang(p *v1.Pod, namespace, name string) bool {
 
 // EventsToRegister: a pod of a group that was created, or its PodGroup created or
 // changed, may let a pod PreFilter turned away through; the hints say whether it does.
+// Each event names one gang, so its PreQueueingHint names the gang's pending pods: the
+// queue then asks the hints about those pods only, not about the pods of every gang
+// (Kubernetes 1.37 on; internal/fw leaves them out before).
 func (pl *PermitGang) EventsToRegister(_ context.Context) ([]fw.ClusterEventWithHint, error) {
 	return []fw.ClusterEventWithHint{
-		{Event: fw.ClusterEvent{Resource: fw.Pod, ActionType: fw.Add}, QueueingHintFn: pl.isSchedulableAfterSiblingAdded},
 		{
-			Event:          fw.ClusterEvent{Resource: fw.CustomResource(PodGroups.Resource, PodGroups.Version, PodGroups.Group), ActionType: fw.Add | fw.Update},
-			QueueingHintFn: pl.isSchedulableAfterPodGroupChange,
+			Event:             fw.ClusterEvent{Resource: fw.Pod, ActionType: fw.Add},
+			QueueingHintFn:    pl.isSchedulableAfterSiblingAdded,
+			PreQueueingHintFn: pl.gangOfAddedPod,
+		},
+		{
+			Event:             fw.ClusterEvent{Resource: fw.CustomResource(PodGroups.Resource, PodGroups.Version, PodGroups.Group), ActionType: fw.Add | fw.Update},
+			QueueingHintFn:    pl.isSchedulableAfterPodGroupChange,
+			PreQueueingHintFn: pl.gangOfPodGroup,
 		},
 	}, nil
+}
+
+// gangOfAddedPod names the pods a new pod may concern: the pending pods of its gang;
+// none for a pod of no gang.
+func (pl *PermitGang) gangOfAddedPod(_ klog.Logger, oldObj, newObj interface{}) (fw.PreQueueingHintResult, error) {
+	_, added, err := fw.PodChange(oldObj, newObj)
+	if err != nil {
+		return fw.AllPods, err
+	}
+	if added == nil || added.Labels[pl.args.PodGroupLabel] == "" {
+		return fw.PreQueueingHintResult{}, nil
+	}
+	return pl.pendingOf(added.Namespace, added.Labels[pl.args.PodGroupLabel])
+}
+
+// gangOfPodGroup names the pods a PodGroup's event may concern: its own pending pods.
+func (pl *PermitGang) gangOfPodGroup(_ klog.Logger, _, newObj interface{}) (fw.PreQueueingHintResult, error) {
+	group, ok := newObj.(*unstructured.Unstructured)
+	if !ok {
+		return fw.AllPods, fmt.Errorf("a PodGroup event with %T", newObj)
+	}
+	return pl.pendingOf(group.GetNamespace(), group.GetName())
+}
+
+// pendingOf names the pending pods of a gang, from the scheduler's own informer.
+func (pl *PermitGang) pendingOf(namespace, name string) (fw.PreQueueingHintResult, error) {
+	selector := labels.SelectorFromSet(labels.Set{pl.args.PodGroupLabel: name})
+	pods, err := pl.pods.Pods(namespace).List(selector)
+	if err != nil {
+		return fw.AllPods, err
+	}
+	return fw.PendingPods(pods), nil
 }
 
 // isSchedulableAfterSiblingAdded: a new pod of the same group brings it closer to its minMember.

@@ -2,12 +2,14 @@ package permitgang
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -179,5 +181,53 @@ func TestEventsRequeueOnlyTheGangsOwn(t *testing.T) {
 		if hint, err := tc.fn(); hint != tc.hint || err != nil {
 			t.Errorf("%s: %v %v, want %v", tc.event, hint, err, tc.hint)
 		}
+	}
+}
+
+func TestPreQueueingHintsNameTheGangsPendingPods(t *testing.T) {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, pod := range []*v1.Pod{member("a", "gang", ""), member("b", "gang", "n1"), member("x", "else", ""), member("lone", "", "")} {
+		if err := indexer.Add(pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pl := &PermitGang{args: PermitGangArgs{PodGroupLabel: DefaultPodGroupLabel}, pods: listersv1.NewPodLister(indexer)}
+	events, err := pl.EventsToRegister(context.Background())
+	if err != nil || len(events) != 2 || events[0].PreQueueingHintFn == nil || events[1].PreQueueingHintFn == nil {
+		t.Fatalf("EventsToRegister: %+v %v, want two events with a PreQueueingHintFn", events, err)
+	}
+	podAdded, groupChanged := events[0].PreQueueingHintFn, events[1].PreQueueingHintFn
+	logger := klog.Background()
+	for _, tc := range []struct {
+		event string
+		want  string
+		fn    func() (fw.PreQueueingHintResult, error)
+	}{
+		{"a member added", "default/a,default/c", func() (fw.PreQueueingHintResult, error) {
+			if err := indexer.Add(member("c", "gang", "")); err != nil {
+				t.Fatal(err)
+			}
+			return podAdded(logger, nil, member("c", "gang", ""))
+		}},
+		{"a pod of no gang added", "", func() (fw.PreQueueingHintResult, error) { return podAdded(logger, nil, member("lone", "", "")) }},
+		{"its PodGroup changed", "default/a,default/c", func() (fw.PreQueueingHintResult, error) { return groupChanged(logger, nil, podGroup("gang", 2)) }},
+		{"a PodGroup without pods", "", func() (fw.PreQueueingHintResult, error) { return groupChanged(logger, nil, podGroup("empty", 2)) }},
+	} {
+		result, err := tc.fn()
+		if err != nil || result.AllPods {
+			t.Errorf("%s: %+v %v, want the gang's pending pods named", tc.event, result, err)
+			continue
+		}
+		var names []string
+		for _, name := range result.Pods {
+			names = append(names, name.String())
+		}
+		sort.Strings(names)
+		if got := strings.Join(names, ","); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.event, got, tc.want)
+		}
+	}
+	if result, err := groupChanged(logger, nil, "not a PodGroup"); err == nil || !result.AllPods {
+		t.Errorf("an event of another object: %+v %v, want every pod and an error", result, err)
 	}
 }

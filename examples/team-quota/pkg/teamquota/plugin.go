@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -41,6 +42,7 @@ type TeamQuota struct {
 	quotas cache.GenericLister
 	synced cache.InformerSynced
 	live   liveQuotas // nil in unit tests
+	pods   listersv1.PodLister
 }
 
 // liveQuotas lists a namespace's Quotas from the API server itself.
@@ -83,7 +85,8 @@ func NewPlugin(ctx context.Context, h fw.Handle, args *TeamQuotaArgs) (*TeamQuot
 	if err != nil {
 		return nil, err
 	}
-	return &TeamQuota{handle: h, args: *args, quotas: quotas, synced: synced, live: live}, nil
+	pods := h.SharedInformerFactory().Core().V1().Pods().Lister()
+	return &TeamQuota{handle: h, args: *args, quotas: quotas, synced: synced, live: live, pods: pods}, nil
 }
 
 // Name returns the name the plugin is registered under.
@@ -198,15 +201,81 @@ func quotaLimit(quota *unstructured.Unstructured, name v1.ResourceName) (int64, 
 }
 
 // EventsToRegister: a Quota created or changed, and a pod of the namespace deleted, may
-// make a rejected pod schedulable; the hints say whether it does.
+// make a rejected pod schedulable; the hints say whether it does. Both events name one
+// namespace, so their PreQueueingHints name its pending pods: the queue then asks the
+// hints about those pods only, not about every pod of every namespace the plugin
+// rejected (Kubernetes 1.37 on; internal/fw leaves them out before).
 func (pl *TeamQuota) EventsToRegister(_ context.Context) ([]fw.ClusterEventWithHint, error) {
 	return []fw.ClusterEventWithHint{
 		{
-			Event:          fw.ClusterEvent{Resource: fw.CustomResource(Quotas.Resource, Quotas.Version, Quotas.Group), ActionType: fw.Add | fw.Update},
-			QueueingHintFn: pl.isSchedulableAfterQuotaChange,
+			Event:             fw.ClusterEvent{Resource: fw.CustomResource(Quotas.Resource, Quotas.Version, Quotas.Group), ActionType: fw.Add | fw.Update},
+			QueueingHintFn:    pl.isSchedulableAfterQuotaChange,
+			PreQueueingHintFn: pl.podsAfterQuotaChange,
 		},
-		{Event: fw.ClusterEvent{Resource: fw.Pod, ActionType: fw.Delete}, QueueingHintFn: pl.isSchedulableAfterPodDeleted},
+		{
+			Event:             fw.ClusterEvent{Resource: fw.Pod, ActionType: fw.Delete},
+			QueueingHintFn:    pl.isSchedulableAfterPodDeleted,
+			PreQueueingHintFn: pl.podsAfterPodDeleted,
+		},
 	}, nil
+}
+
+// podsAfterQuotaChange names the pods a Quota event may concern: the pending pods of the
+// Quota's namespace when it now allows more than before (or is new), none otherwise.
+func (pl *TeamQuota) podsAfterQuotaChange(_ klog.Logger, oldObj, newObj interface{}) (fw.PreQueueingHintResult, error) {
+	newQuota, ok := newObj.(*unstructured.Unstructured)
+	if !ok {
+		return fw.AllPods, fmt.Errorf("a Quota event with %T", newObj)
+	}
+	raised, err := pl.raised(oldObj, newQuota)
+	if err != nil {
+		return fw.AllPods, err
+	}
+	if !raised {
+		return fw.PreQueueingHintResult{}, nil
+	}
+	return pl.pendingIn(newQuota.GetNamespace())
+}
+
+// podsAfterPodDeleted names the pods a pod's deletion may concern: the pending pods of
+// its namespace when it was bound and requested the resource, none otherwise.
+func (pl *TeamQuota) podsAfterPodDeleted(_ klog.Logger, oldObj, newObj interface{}) (fw.PreQueueingHintResult, error) {
+	deleted, _, err := fw.PodChange(oldObj, newObj)
+	if err != nil {
+		return fw.AllPods, err
+	}
+	if deleted == nil || deleted.Spec.NodeName == "" || podRequest(deleted, pl.args.ResourceName) == 0 {
+		return fw.PreQueueingHintResult{}, nil
+	}
+	return pl.pendingIn(deleted.Namespace)
+}
+
+// pendingIn names the pending pods of a namespace, from the scheduler's own informer.
+func (pl *TeamQuota) pendingIn(namespace string) (fw.PreQueueingHintResult, error) {
+	pods, err := pl.pods.Pods(namespace).List(labels.Everything())
+	if err != nil {
+		return fw.AllPods, err
+	}
+	return fw.PendingPods(pods), nil
+}
+
+// raised tells whether a Quota event leaves the Quota allowing more of the resource than
+// before: a new Quota that limits it, or one whose limit went up.
+func (pl *TeamQuota) raised(oldObj interface{}, newQuota *unstructured.Unstructured) (bool, error) {
+	after, found, err := quotaLimit(newQuota, pl.args.ResourceName)
+	if err != nil {
+		return true, err
+	}
+	if oldQuota, ok := oldObj.(*unstructured.Unstructured); ok && found {
+		before, had, err := quotaLimit(oldQuota, pl.args.ResourceName)
+		if err != nil {
+			return true, err
+		}
+		if had && after <= before {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // isSchedulableAfterQuotaChange: a Quota of the pod's namespace that now allows more of
@@ -220,18 +289,12 @@ func (pl *TeamQuota) isSchedulableAfterQuotaChange(logger klog.Logger, pod *v1.P
 	if newQuota.GetNamespace() != pod.Namespace {
 		return fw.QueueSkip, nil
 	}
-	after, found, err := quotaLimit(newQuota, pl.args.ResourceName)
+	raised, err := pl.raised(oldObj, newQuota)
 	if err != nil {
 		return fw.Queue, err
 	}
-	if oldQuota, ok := oldObj.(*unstructured.Unstructured); ok && found {
-		before, had, err := quotaLimit(oldQuota, pl.args.ResourceName)
-		if err != nil {
-			return fw.Queue, err
-		}
-		if had && after <= before {
-			return fw.QueueSkip, nil
-		}
+	if !raised {
+		return fw.QueueSkip, nil
 	}
 	logger.V(5).Info("Quota raised", "plugin", Name, "pod", klog.KObj(pod), "quota", klog.KObj(newQuota))
 	return fw.Queue, nil

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -142,6 +143,15 @@ func TestEventsToRegister(t *testing.T) {
 		}
 		found = found || string(e.Event.Resource) == want
 	}
+	own, err := (&TeamQuota{}).EventsToRegister(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range own {
+		if e.PreQueueingHintFn == nil {
+			t.Errorf("event %v has no PreQueueingHintFn: every rejected pod's hint would run on it", e.Event)
+		}
+	}
 	if !found || want != "quotas.v1alpha1.quota.example.com" {
 		t.Errorf("events %v: want one for %s, the name the scheduler's dynamic informer parses", events, want)
 	}
@@ -156,33 +166,89 @@ func hintOf(t *testing.T, fn func(logger klog.Logger, pod *v1.Pod, oldObj, newOb
 	return hint
 }
 
+// podLister lists the pods given, as the scheduler's informer would.
+func podLister(t *testing.T, pods ...*v1.Pod) listersv1.PodLister {
+	t.Helper()
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, pod := range pods {
+		if err := indexer.Add(pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return listersv1.NewPodLister(indexer)
+}
+
+// concerns runs a PreQueueingHintFn and tells whether its result names pod (or every pod).
+func concerns(t *testing.T, fn func(klog.Logger, interface{}, interface{}) (fw.PreQueueingHintResult, error), pod *v1.Pod, oldObj, newObj interface{}) bool {
+	t.Helper()
+	result, err := fn(klog.Background(), oldObj, newObj)
+	if err != nil {
+		t.Fatalf("PreQueueingHint: %v", err)
+	}
+	if result.AllPods {
+		return true
+	}
+	for _, name := range result.Pods {
+		if name.Namespace == pod.Namespace && name.Name == pod.Name {
+			return true
+		}
+	}
+	return false
+}
+
 func TestQueueingHints(t *testing.T) {
-	pl := &TeamQuota{args: TeamQuotaArgs{ResourceName: v1.ResourceCPU}}
 	pod := podIn("team-a", "waiting", "", "1")
+	// the scheduler's pods: the waiting one, a bound one of its namespace, one of team-b
+	pods := podLister(t, pod, podIn("team-a", "running", "n1", "1"), podIn("team-b", "waiting", "", "1"))
+	pl := &TeamQuota{args: TeamQuotaArgs{ResourceName: v1.ResourceCPU}, pods: pods}
 	two := quota("team-a", "q", map[string]interface{}{"cpu": "2"})
 	four := quota("team-a", "q", map[string]interface{}{"cpu": "4"})
 	elsewhere := quota("team-b", "q", map[string]interface{}{"cpu": "4"})
 	tests := []struct {
 		name           string
 		fn             func(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fw.QueueingHint, error)
+		pre            func(klog.Logger, interface{}, interface{}) (fw.PreQueueingHintResult, error)
 		oldObj, newObj interface{}
 		want           fw.QueueingHint
+		concerned      bool // the PreQueueingHint names the pod
 	}{
-		{"quota added", pl.isSchedulableAfterQuotaChange, nil, two, fw.Queue},
-		{"quota raised", pl.isSchedulableAfterQuotaChange, two, four, fw.Queue},
-		{"quota lowered", pl.isSchedulableAfterQuotaChange, four, two, fw.QueueSkip},
-		{"quota unchanged", pl.isSchedulableAfterQuotaChange, two, two, fw.QueueSkip},
-		{"another namespace's quota", pl.isSchedulableAfterQuotaChange, nil, elsewhere, fw.QueueSkip},
-		{"a bound pod of the namespace deleted", pl.isSchedulableAfterPodDeleted, podIn("team-a", "gone", "n1", "1"), nil, fw.Queue},
-		{"a pod of another namespace deleted", pl.isSchedulableAfterPodDeleted, podIn("team-b", "gone", "n1", "1"), nil, fw.QueueSkip},
-		{"a pending pod deleted", pl.isSchedulableAfterPodDeleted, podIn("team-a", "gone", "", "1"), nil, fw.QueueSkip},
+		{"quota added", pl.isSchedulableAfterQuotaChange, pl.podsAfterQuotaChange, nil, two, fw.Queue, true},
+		{"quota raised", pl.isSchedulableAfterQuotaChange, pl.podsAfterQuotaChange, two, four, fw.Queue, true},
+		{"quota lowered", pl.isSchedulableAfterQuotaChange, pl.podsAfterQuotaChange, four, two, fw.QueueSkip, false},
+		{"quota unchanged", pl.isSchedulableAfterQuotaChange, pl.podsAfterQuotaChange, two, two, fw.QueueSkip, false},
+		{"another namespace's quota", pl.isSchedulableAfterQuotaChange, pl.podsAfterQuotaChange, nil, elsewhere, fw.QueueSkip, false},
+		{"a bound pod of the namespace deleted", pl.isSchedulableAfterPodDeleted, pl.podsAfterPodDeleted, podIn("team-a", "gone", "n1", "1"), nil, fw.Queue, true},
+		{"a pod of another namespace deleted", pl.isSchedulableAfterPodDeleted, pl.podsAfterPodDeleted, podIn("team-b", "gone", "n1", "1"), nil, fw.QueueSkip, false},
+		{"a pending pod deleted", pl.isSchedulableAfterPodDeleted, pl.podsAfterPodDeleted, podIn("team-a", "gone", "", "1"), nil, fw.QueueSkip, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := hintOf(t, tt.fn, pod, tt.oldObj, tt.newObj); got != tt.want {
 				t.Errorf("hint %v, want %v", got, tt.want)
 			}
+			concerned := concerns(t, tt.pre, pod, tt.oldObj, tt.newObj)
+			if concerned != tt.concerned {
+				t.Errorf("PreQueueingHint names the pod: %v, want %v", concerned, tt.concerned)
+			}
+			if !concerned && tt.want == fw.Queue {
+				t.Errorf("the PreQueueingHint leaves out a pod its QueueingHint queues: the pod would wait")
+			}
 		})
+	}
+}
+
+func TestPreQueueingHintNamesTheNamespacesPendingPodsOnly(t *testing.T) {
+	pods := podLister(t, podIn("team-a", "a-1", "", "1"), podIn("team-a", "a-2", "n1", "1"), podIn("team-b", "b-1", "", "1"))
+	pl := &TeamQuota{args: TeamQuotaArgs{ResourceName: v1.ResourceCPU}, pods: pods}
+	result, err := pl.podsAfterQuotaChange(klog.Background(), nil, quota("team-a", "q", map[string]interface{}{"cpu": "2"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if result.AllPods || len(result.Pods) != 1 || result.Pods[0].String() != "team-a/a-1" {
+		t.Errorf("a new Quota of team-a: %+v, want team-a/a-1 alone", result)
+	}
+	if result, err := pl.podsAfterQuotaChange(klog.Background(), nil, "not a Quota"); err == nil || !result.AllPods {
+		t.Errorf("an event of another object: %+v, %v; want every pod and an error", result, err)
 	}
 }
 

@@ -328,6 +328,17 @@ func (h *Harness) EventsToRegister(ctx context.Context, name string) ([]framewor
 	return nil, fmt.Errorf("plugin %q registers no events (it is at no extension point that rejects pods)", name)
 }
 
+// PreQueueingHintsSupported says whether the framework of Kubernetes 1.28 has
+// ClusterEventWithHint.PreQueueingHintFn (1.37 on): internal/fw hands the plugins'
+// PreQueueingHints to it only there.
+const PreQueueingHintsSupported = false
+
+// PreQueueingHints counts the events that carry a PreQueueingHintFn, as the framework of
+// Kubernetes 1.28 has them: none, it has no such field (1.37 on).
+func PreQueueingHints(events []framework.ClusterEventWithHint) int {
+	return 0
+}
+
 // FilterFunc returns the named plugin's Filter as the framework calls it (for
 // benchmarks: no framework bookkeeping around it).
 func (h *Harness) FilterFunc(name string) func(context.Context, *framework.CycleState, *v1.Pod, *framework.NodeInfo) *framework.Status {

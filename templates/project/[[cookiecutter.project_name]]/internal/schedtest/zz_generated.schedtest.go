@@ -394,6 +394,27 @@ func (h *Harness) EventsToRegister(ctx context.Context, name string) ([][[ N.Clu
 	return nil, fmt.Errorf("plugin %q registers no events (it is at no extension point that rejects pods)", name)
 }
 
+// PreQueueingHintsSupported says whether the framework of Kubernetes [[ c.k8s_minor ]] has
+// ClusterEventWithHint.PreQueueingHintFn (1.37 on): internal/fw hands the plugins'
+// PreQueueingHints to it only there.
+const PreQueueingHintsSupported = [[ "false" if S.pre_queueing_hints == "none" else "true" ]]
+
+// PreQueueingHints counts the events that carry a PreQueueingHintFn, as the framework of
+// Kubernetes [[ c.k8s_minor ]] has them<% if S.pre_queueing_hints == "none" %>: none, it has no such field (1.37 on)<% endif %>.
+func PreQueueingHints(events [][[ N.ClusterEventWithHint ]]) int {
+<% if S.pre_queueing_hints == "none" %>
+	return 0
+<% else %>
+	count := 0
+	for _, event := range events {
+		if event.PreQueueingHintFn != nil {
+			count++
+		}
+	}
+	return count
+<% endif %>
+}
+
 // FilterFunc returns the named plugin's Filter as the framework calls it (for
 // benchmarks: no framework bookkeeping around it).
 func (h *Harness) FilterFunc(name string) func(context.Context, [[ N.CycleState ]], *v1.Pod, [[ N.NodeInfo ]]) *[[ N.Status ]] {
