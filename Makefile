@@ -24,8 +24,8 @@ test: setup ## The whole suite (Go, Docker, control plane and tools included), a
 quick: ## Everything but the Go/Docker integration tests (tests/integration/)
 	$(PYTHON) -m pytest -n $(WORKERS) --dist loadfile -m "not integration"
 
-lint: ## ruff, ruff format, mypy, the import layers
-	ruff check . && ruff format --check . && mypy && lint-imports
+lint: ## ruff, ruff format, mypy, the import layers, the house rules (sizes; no block added twice)
+	ruff check . && ruff format --check . && mypy && lint-imports && $(PYTHON) scripts/house_rules.py
 
 examples: ## Regenerate examples/
 	$(PYTHON) -m kplugin.maintainer.examples

@@ -90,6 +90,16 @@ class _Churn:
         self.thread.join(timeout=10)
 
 
+@dataclass(frozen=True)
+class _Cpu:
+    """CPU seconds a measured phase took: the scheduler's, the API server's (None: not
+    started here), kplugin's own (the load generator)."""
+
+    scheduler: float
+    apiserver: float | None
+    own: float
+
+
 @dataclass
 class WorkloadRun:
     """One run: the workload's ops after the cluster's nodes, with the run's own
@@ -277,7 +287,7 @@ class WorkloadRun:
     def measure(self, op: CreatePods) -> None:
         """The measured createPods: collectors start before its pods are created and stop
         when the last one is bound (scheduler_perf's collectMetrics)."""
-        scheduler, settings = self.scheduler, self.settings
+        scheduler = self.scheduler
         time.sleep(FLUSH_SECONDS)  # the earlier phases' sampled plugin durations reach /metrics first
         before = scheduler.scrape()
         load0 = os.getloadavg()[0]
@@ -289,39 +299,8 @@ class WorkloadRun:
         recorder = self._recorder()
         try:  # the recorder stops however the phase ends (after the CPU is read: not its wait)
             creation = self._creation(op).start()
-            queue_ticks = dry_ticks = 0
-            min_active: float | None = None
-            min_backlog: int | None = None
-            next_tick = time.monotonic() + 1.0
-            last, last_change = 0, time.monotonic()
             try:
-                while True:
-                    self.check()
-                    creation.check()
-                    now = time.monotonic()
-                    bound = self.bound(op.index)
-                    creating = not creation.done
-                    if creating and bound > 0:
-                        backlog = creation.created - bound
-                        min_backlog = backlog if min_backlog is None else min(min_backlog, backlog)
-                    if now >= next_tick:
-                        sampler.tick(now, bound)
-                        while next_tick <= now:
-                            next_tick += 1.0
-                        if creating and bound > 0:
-                            samples = scheduler.scrape(("scheduler_pending_pods",))
-                            active = metrics.value(samples, "scheduler_pending_pods", {"queue": "active"})
-                            queue_ticks += 1
-                            dry_ticks += active == 0
-                            min_active = active if min_active is None else min(min_active, active)
-                    self.reporter.advance(bound)
-                    if bound >= op.count:
-                        break
-                    if bound != last:
-                        last, last_change = bound, now
-                    elif now - last_change > settings.stall_timeout:
-                        raise self.stalled(bound, op.count)
-                    time.sleep(max(0.0, min(0.25, next_tick - time.monotonic())))
+                queue = self._until_bound(op, creation, sampler)
                 stats = creation.wait()
             finally:
                 creation.stop()
@@ -333,6 +312,61 @@ class WorkloadRun:
         if recorder is not None:
             recorder.check()
         self.reporter.finish()
+        api = (api1 - api0) if api0 is not None and api1 is not None else None
+        cpu = _Cpu(scheduler=cpu1 - cpu0, apiserver=api, own=own1 - own0)
+        self.result = replace(
+            self._measured(op, before, sampler, stats, queue, cpu),
+            load_average=(round(load0, 2), round(os.getloadavg()[0], 2)),
+            measured_groups=len({group for i in range(op.count) if (group := op.pod_group(i))}),
+        )
+
+    def _until_bound(self, op: CreatePods, creation: Any, sampler: metrics.ThroughputSampler) -> QueueFacts:
+        """Wait until every pod of ``op`` is bound, sampling throughput each second and,
+        while pods are still being created, the active queue (was it ever dry: the load
+        generator, not the scheduler, set the pace then)."""
+        queue_ticks = dry_ticks = 0
+        min_active: float | None = None
+        min_backlog: int | None = None
+        next_tick = time.monotonic() + 1.0
+        last, last_change = 0, time.monotonic()
+        while True:
+            self.check()
+            creation.check()
+            now = time.monotonic()
+            bound = self.bound(op.index)
+            creating = not creation.done
+            if creating and bound > 0:
+                backlog = creation.created - bound
+                min_backlog = backlog if min_backlog is None else min(min_backlog, backlog)
+            if now >= next_tick:
+                sampler.tick(now, bound)
+                while next_tick <= now:
+                    next_tick += 1.0
+                if creating and bound > 0:
+                    samples = self.scheduler.scrape(("scheduler_pending_pods",))
+                    active = metrics.value(samples, "scheduler_pending_pods", {"queue": "active"})
+                    queue_ticks += 1
+                    dry_ticks += active == 0
+                    min_active = active if min_active is None else min(min_active, active)
+            self.reporter.advance(bound)
+            if bound >= op.count:
+                return QueueFacts(queue_ticks, dry_ticks, min_active, min_backlog)
+            if bound != last:
+                last, last_change = bound, now
+            elif now - last_change > self.settings.stall_timeout:
+                raise self.stalled(bound, op.count)
+            time.sleep(max(0.0, min(0.25, next_tick - time.monotonic())))
+
+    def _measured(
+        self,
+        op: CreatePods,
+        before: Any,
+        sampler: metrics.ThroughputSampler,
+        stats: Any,
+        queue: QueueFacts,
+        cpu: _Cpu,
+    ) -> RunResult:
+        """The phase's result from its binds, samples and the metrics after it."""
         binds = self.watch.bind_times(str(op.index))
         seconds = (max(binds) - stats.started) if binds else 0.0
         samples_list, points, sampled = list(sampler.samples), list(sampler.points), True
@@ -341,26 +375,22 @@ class WorkloadRun:
             rate = (len(binds) - 1) / (max(binds) - min(binds))
             samples_list, points, sampled = [rate], [(max(binds), rate)], False
         time.sleep(FLUSH_SECONDS)
-        after = scheduler.scrape()
+        after = self.scheduler.scrape()
         origin = min(binds) if binds else 0.0
-        self.result = replace(
-            run_result(
-                self.profile,
-                self.repeat,
-                self.plugins,
-                op.count,
-                before,
-                after,
-                samples=tuple(samples_list),
-                points=tuple((round(t - origin, 3), r) for t, r in points),
-                sampled=sampled,
-                seconds=seconds,
-                creation=stats,
-                queue=QueueFacts(queue_ticks, dry_ticks, min_active, min_backlog),
-                cpu=cpu1 - cpu0,
-                api=(api1 - api0) if api0 is not None and api1 is not None else None,
-                own=own1 - own0,
-            ),
-            load_average=(round(load0, 2), round(os.getloadavg()[0], 2)),
-            measured_groups=len({group for i in range(op.count) if (group := op.pod_group(i))}),
+        return run_result(
+            self.profile,
+            self.repeat,
+            self.plugins,
+            op.count,
+            before,
+            after,
+            samples=tuple(samples_list),
+            points=tuple((round(t - origin, 3), r) for t, r in points),
+            sampled=sampled,
+            seconds=seconds,
+            creation=stats,
+            queue=queue,
+            cpu=cpu.scheduler,
+            api=cpu.apiserver,
+            own=cpu.own,
         )

@@ -21,8 +21,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from kplugin.bench import cpuprofile
 from kplugin.bench import workload as workloads
@@ -173,27 +174,13 @@ def run(
     notices = list(inputs.notices)
     stack = contextlib.ExitStack()
     try:
-        apiserver_pid = None
-        if inputs.kubeconfig is None:
-            assert apiserver is not None
-            gated = inputs.gate_flags.apiserver  # what the plugins' points need
-            plane = stack.enter_context(ControlPlane(work, apiserver, reporter.step, gated))
-            client = plane.client(timeout=CLIENT_TIMEOUT)
-            kubeconfig = plane.kubeconfig()
-            apiserver_pid = next(p.popen.pid for p in plane.processes if p.name == "kube-apiserver")
-            mode = "local control plane"
-        else:
-            endpoint = inputs.endpoint or kubeconfigs.endpoint(inputs.kubeconfig)
-            client = Client(endpoint, timeout=CLIENT_TIMEOUT)
-            # the chosen context alone, relative paths made absolute: the scheduler cannot pick one
-            kubeconfig = inputs.kubeconfig.write_narrowed(work / "kubeconfig")
-            mode = endpoint.server
-        stack.callback(client.close)
-        cluster = BenchCluster(client, kubeconfig, bench_id, existing=inputs.kubeconfig is not None)
+        target = _enter(stack, inputs, apiserver, work, reporter)
+        cluster = BenchCluster(target.client, target.kubeconfig, bench_id, existing=inputs.kubeconfig is not None)
+        mode = target.mode
         if cluster.existing:
             reporter.step(f"checking {mode} (schedulerNames in use)")
             check_cluster(cluster, inputs)
-            require_served(client, inputs.gate_flags.served)
+            require_served(target.client, inputs.gate_flags.served)
             stack.callback(lambda: notices.extend(remove_everything(cluster, reporter)))
         node_stats = CreationStats()
         for op in inputs.workload.cluster_nodes:
@@ -205,18 +192,11 @@ def run(
             for profile in (baseline, project) if repeat % 2 else (project, baseline):
                 number += 1
                 runs.append(
-                    _one_run(number, repeat, profile, cluster, inputs, binary, settings, reporter, work, apiserver_pid)
+                    _one_run(
+                        number, repeat, profile, cluster, inputs, binary, settings, reporter, work, target.apiserver_pid
+                    )
                 )
-        cpu_profiles: tuple[cpuprofile.CpuProfile, ...] = ()
-        if settings.cpu_profiles is not None:
-            reporter.step(
-                f"merging the CPU profiles into {settings.cpu_profiles} (go tool pprof: Go builds it on first use)"
-            )
-            recorded = [(r.profile, number, r.cpu_chunks) for number, r in enumerate(runs, 1)]
-            try:
-                cpu_profiles = cpuprofile.collect(recorded, settings.cpu_profiles, inputs.project.module)
-            except OperationError as err:  # the benchmark's figures stand without them
-                notices.append(f"the CPU profiles were not written: {err}")
+        cpu_profiles = _merged_profiles(runs, inputs, settings, reporter, notices)
     except BaseException as err:
         with _signals_deferred():
             try:
@@ -247,6 +227,53 @@ def run(
         cpu_profiles=cpu_profiles,
         module=inputs.project.module,
     )
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where the benchmark runs: a client of its API server, the kubeconfig its
+    schedulers get, the API server's pid (one kplugin started), and how it is named."""
+
+    client: Client
+    kubeconfig: Path
+    apiserver_pid: int | None
+    mode: str
+
+
+def _enter(
+    stack: contextlib.ExitStack, inputs: BenchInputs, apiserver: Path | None, work: Path, reporter: BenchProgress
+) -> _Target:
+    """A local control plane (kube-apiserver ``apiserver``, with the gates the plugins'
+    points need), or the cluster of --kubeconfig; closed with ``stack``."""
+    if inputs.kubeconfig is None:
+        assert apiserver is not None
+        gated = inputs.gate_flags.apiserver  # what the plugins' points need
+        plane = stack.enter_context(ControlPlane(work, apiserver, reporter.step, gated))
+        client = plane.client(timeout=CLIENT_TIMEOUT)
+        stack.callback(client.close)
+        pid = next(p.popen.pid for p in plane.processes if p.name == "kube-apiserver")
+        return _Target(client, plane.kubeconfig(), pid, "local control plane")
+    endpoint = inputs.endpoint or kubeconfigs.endpoint(inputs.kubeconfig)
+    client = Client(endpoint, timeout=CLIENT_TIMEOUT)
+    stack.callback(client.close)
+    # the chosen context alone, relative paths made absolute: the scheduler cannot pick one
+    return _Target(client, inputs.kubeconfig.write_narrowed(work / "kubeconfig"), None, endpoint.server)
+
+
+def _merged_profiles(
+    runs: list[Any], inputs: BenchInputs, settings: Settings, reporter: BenchProgress, notices: list[str]
+) -> tuple[cpuprofile.CpuProfile, ...]:
+    """The runs' CPU profiles, merged per profile (--cpu-profiles); none when not asked or
+    when pprof fails (the benchmark's figures stand without them: said in ``notices``)."""
+    if settings.cpu_profiles is None:
+        return ()
+    reporter.step(f"merging the CPU profiles into {settings.cpu_profiles} (go tool pprof: Go builds it on first use)")
+    recorded = [(r.profile, number, r.cpu_chunks) for number, r in enumerate(runs, 1)]
+    try:
+        return cpuprofile.collect(recorded, settings.cpu_profiles, inputs.project.module)
+    except OperationError as err:
+        notices.append(f"the CPU profiles were not written: {err}")
+        return ()
 
 
 def load_workload(choice: str, case: str | None) -> Workload | None:

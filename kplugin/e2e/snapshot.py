@@ -103,9 +103,24 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
     started = time.monotonic()
     version = client.get("/version")
     result = Result(kubernetes=str(version.get("gitVersion", "")))
-    served = _served(client)
+    if request.custom and request.anonymize:
+        raise OperationError(f"{Setting.ANONYMIZE} cannot anonymize a project's own kinds: leave out {Setting.PROJECT}")
+    reading = _Reading(client, request, result, _anonymizer(client, request))
+    reading.custom_definitions()
+    for info in reading.listed(_served(client)):
+        reading.kind(info, progress)
+    reading.drop_orphans()
+    result.bytes = reading.write(write)
+    result.seconds = round(time.monotonic() - started, 1)
+    return result
+
+
+def _anonymizer(client: Client, request: Request) -> Anonymizer | None:
+    """--anonymize's, keyed by --salt or by the kube-system namespace's uid."""
+    if not request.anonymize:
+        return None
     salt = request.salt
-    if request.anonymize and salt is None:
+    if salt is None:
         try:
             salt = str(client.get("/api/v1/namespaces/kube-system")["metadata"]["uid"])
         except (ApiError, KeyError) as err:
@@ -113,24 +128,35 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
                 f"{Setting.ANONYMIZE}: cannot read the kube-system namespace's uid for a key ({err}); "
                 f"give {Setting.SALT}"
             ) from None
-    anonymizer = Anonymizer(salt or "", request.keep_labels, request.anonymize_drivers) if request.anonymize else None
-    wanted = set(request.namespaces)
-    lines: dict[str, list[tuple[tuple[Any, ...], str]]] = {s: [] for s in SECTIONS}
-    bound_nodes: list[tuple[str, str]] = []  # (pod's key, its node), checked at the end
+    return Anonymizer(salt, request.keep_labels, request.anonymize_drivers)
 
-    def paths(info: kinds.KindInfo) -> list[str]:
-        if not info.namespaced or not wanted:
+
+class _Reading:
+    """One snapshot's reading: every object read becomes a line of its section (sorted
+    when written), the pods bound to nodes remembered until the nodes are known."""
+
+    def __init__(self, client: Client, request: Request, result: Result, anonymizer: Anonymizer | None) -> None:
+        self.client = client
+        self.request = request
+        self.result = result
+        self.anonymizer = anonymizer
+        self.wanted = set(request.namespaces)
+        self.lines: dict[str, list[tuple[tuple[Any, ...], str]]] = {s: [] for s in SECTIONS}
+        self.bound_nodes: list[tuple[str, str]] = []  # (pod's key, its node), checked at the end
+
+    def paths(self, info: kinds.KindInfo) -> list[str]:
+        if info.kind == "Namespace" or not info.namespaced or not self.wanted:
             return [info.path()]
-        return [info.path(ns) for ns in sorted(wanted)]
+        return [info.path(ns) for ns in sorted(self.wanted)]
 
-    def add(obj: dict[str, Any]) -> None:
+    def add(self, obj: dict[str, Any]) -> None:
         section, entry = entries.entry_of(obj)
         if entry is None:
             return
-        if anonymizer is not None:
+        if self.anonymizer is not None:
             if section == "pods":
-                anonymizer.pod_object(obj)  # its ephemeral claims, named after it, come later
-            entry = anonymizer.entry(section, entry)
+                self.anonymizer.pod_object(obj)  # its ephemeral claims, named after it, come later
+            entry = self.anonymizer.entry(section, entry)
         meta = entry.get("metadata") if section == "objects" else entry
         assert isinstance(meta, dict)
         rank = 0
@@ -138,95 +164,114 @@ def take(client: Client, request: Request, write: Callable[[bytes], object], pro
             known = kinds.known(entry["apiVersion"], entry["kind"])
             rank = known.rank if known is not None else kinds.CUSTOM_RANK
         key = (rank, str(meta.get("namespace") or ""), str(meta.get("name")))
-        lines[section].append((key, _line(entry)))
+        self.lines[section].append((key, _line(entry)))
         if section == "pods" and entry.get("nodeName"):
-            bound_nodes.append((f"{entry.get('namespace')}/{entry.get('name')}", str(entry["nodeName"])))
+            self.bound_nodes.append((f"{entry.get('namespace')}/{entry.get('name')}", str(entry["nodeName"])))
 
-    if request.custom and anonymizer is not None:
-        raise OperationError(f"{Setting.ANONYMIZE} cannot anonymize a project's own kinds: leave out {Setting.PROJECT}")
-    for name, _ in request.custom:  # the CRDs as the cluster serves them
-        try:
-            add(
-                {
-                    "kind": kinds.CRD.kind,
-                    "apiVersion": kinds.CRD.api_version,
-                    **client.get(f"{kinds.CRD.path()}/{name}"),
-                }
-            )
-        except ApiError as err:
-            if err.status not in (403, 404):
-                raise
-            result.unread[name] = "forbidden" if err.status == 403 else "not served"
-    listed = [kinds.CORE["Namespace"], kinds.CORE["PriorityClass"], kinds.CORE["Node"], kinds.CORE["Pod"], *kinds.KINDS]
-    newest: dict[str, kinds.KindInfo] = {}  # the pod-group API: its newest version served, if any
-    for info in kinds.GATED:
-        if info.api_version in served:
-            newest.setdefault(info.kind, info)
-    listed += newest.values()
-    listed += [info for name, info in request.custom if name not in result.unread]
-    for info in listed:
-        what = info.plural
-        if info.api_version not in served:
-            result.unread[info.plural] = "not served"
+    def custom_definitions(self) -> None:
+        """The project's CRDs (--project), as the cluster serves them."""
+        for name, _ in self.request.custom:
+            try:
+                self.add(
+                    {
+                        "kind": kinds.CRD.kind,
+                        "apiVersion": kinds.CRD.api_version,
+                        **self.client.get(f"{kinds.CRD.path()}/{name}"),
+                    }
+                )
+            except ApiError as err:
+                if err.status not in (403, 404):
+                    raise
+                self.result.unread[name] = "forbidden" if err.status == 403 else "not served"
+
+    def listed(self, served: set[str]) -> list[kinds.KindInfo]:
+        """The kinds to read, in order; those the cluster does not serve are noted unread."""
+        listed = [kinds.CORE["Namespace"], kinds.CORE["PriorityClass"], kinds.CORE["Node"], kinds.CORE["Pod"]]
+        listed += kinds.KINDS
+        newest: dict[str, kinds.KindInfo] = {}  # the pod-group API: its newest version served, if any
+        for info in kinds.GATED:
+            if info.api_version in served:
+                newest.setdefault(info.kind, info)
+        listed += newest.values()
+        listed += [info for name, info in self.request.custom if name not in self.result.unread]
+        found = []
+        for info in listed:
+            if info.api_version in served:
+                found.append(info)
+                continue
+            self.result.unread[info.plural] = "not served"
             if info.group == "resource.k8s.io":
                 others = sorted(v for v in served if v.startswith("resource.k8s.io/"))
                 note = (
                     f"DRA objects left out: the cluster serves {', '.join(others)}, kplugin reads "
                     "resource.k8s.io/v1 (Kubernetes 1.34 and later)"
                 )
-                if others and note not in result.notes:  # once, not once per DRA kind
-                    result.notes.append(note)
-            continue
+                if others and note not in self.result.notes:  # once, not once per DRA kind
+                    self.result.notes.append(note)
+        return found
+
+    def kind(self, info: kinds.KindInfo, progress: Counter) -> None:
+        """Every object of a kind (of the namespaces asked for), page by page."""
         count = 0
-        for path in paths(info) if info.kind != "Namespace" else [info.path()]:
+        for path in self.paths(info):
             try:
-                for obj in client.list_pages(path):
+                for obj in self.client.list_pages(path):
                     obj.setdefault("kind", info.kind)
                     obj.setdefault("apiVersion", info.api_version)
-                    if info.kind == "Namespace" and wanted and (obj.get("metadata") or {}).get("name") not in wanted:
+                    name = (obj.get("metadata") or {}).get("name")
+                    if info.kind == "Namespace" and self.wanted and name not in self.wanted:
                         continue
-                    add(obj)
+                    self.add(obj)
                     count += 1
                     if count % 500 == 0:
-                        progress(what, count, count)
+                        progress(info.plural, count, count)
             except ApiError as err:
                 if err.status in (403, 404) and info.kind not in kinds.CORE:
-                    result.notes.append(f"{info.plural} left out: {err}")
-                    result.unread[info.plural] = "forbidden" if err.status == 403 else "not served"
+                    self.result.notes.append(f"{info.plural} left out: {err}")
+                    self.result.unread[info.plural] = "forbidden" if err.status == 403 else "not served"
                     break
                 raise
-        progress(what, count, count)
-    nodes = {json.loads(line)["name"] for _, line in lines["nodes"]}
-    orphans = {pod for pod, node in bound_nodes if node not in nodes}
-    if orphans:
-        result.notes.append(f"{len(orphans)} pod(s) bound to nodes that no longer exist left out")
-        lines["pods"] = [(key, line) for key, line in lines["pods"] if f"{key[1]}/{key[2]}" not in orphans]
-    source: dict[str, Any] = {"kubernetes": result.kubernetes, "anonymized": request.anonymize}
-    if wanted:
-        shown = sorted(anonymizer.namespace(n) for n in wanted) if anonymizer is not None else sorted(wanted)
-        source["namespaces"] = ",".join(shown)
-    if request.anonymize_drivers:
-        source["anonymizedDrivers"] = True
-    if result.unread:
-        source[UNREAD] = unread_text(result.unread)
-    written = 0
+        progress(info.plural, count, count)
 
-    def emit(text: str) -> None:
-        nonlocal written
-        data = text.encode()
-        written += len(data)
-        write(data)
+    def drop_orphans(self) -> None:
+        """Pods bound to nodes that are gone by now (a node deleted while listing)."""
+        nodes = {json.loads(line)["name"] for _, line in self.lines["nodes"]}
+        orphans = {pod for pod, node in self.bound_nodes if node not in nodes}
+        if orphans:
+            self.result.notes.append(f"{len(orphans)} pod(s) bound to nodes that no longer exist left out")
+            self.lines["pods"] = [(k, line) for k, line in self.lines["pods"] if f"{k[1]}/{k[2]}" not in orphans]
 
-    emit('{"source":' + _line(source))
-    for section in SECTIONS:
-        rows = sorted(lines[section])
-        result.counts[section] = len(rows)
-        emit(f',\n"{section}":[')
-        for i, (_, line) in enumerate(rows):
-            emit(("\n" if i == 0 else ",\n") + line)
-        emit("\n]" if rows else "]")
-        lines[section] = []  # let go of what is written
-    emit("}\n")
-    result.bytes = written
-    result.seconds = round(time.monotonic() - started, 1)
-    return result
+    def source(self) -> dict[str, Any]:
+        """The scenario's source: the cluster's version, what was anonymized and left out."""
+        source: dict[str, Any] = {"kubernetes": self.result.kubernetes, "anonymized": self.request.anonymize}
+        if self.wanted:
+            anonymizer = self.anonymizer
+            shown = sorted(anonymizer.namespace(n) for n in self.wanted) if anonymizer else sorted(self.wanted)
+            source["namespaces"] = ",".join(shown)
+        if self.request.anonymize_drivers:
+            source["anonymizedDrivers"] = True
+        if self.result.unread:
+            source[UNREAD] = unread_text(self.result.unread)
+        return source
+
+    def write(self, write: Callable[[bytes], object]) -> int:
+        """The scenario, section by section in sorted order; the bytes written."""
+        written = 0
+
+        def emit(text: str) -> None:
+            nonlocal written
+            data = text.encode()
+            written += len(data)
+            write(data)
+
+        emit('{"source":' + _line(self.source()))
+        for section in SECTIONS:
+            rows = sorted(self.lines[section])
+            self.result.counts[section] = len(rows)
+            emit(f',\n"{section}":[')
+            for i, (_, line) in enumerate(rows):
+                emit(("\n" if i == 0 else ",\n") + line)
+            emit("\n]" if rows else "]")
+            self.lines[section] = []  # let go of what is written
+        emit("}\n")
+        return written

@@ -146,17 +146,95 @@ def load(path: Path) -> Project:
     return parse(root, raw)
 
 
+class _Reader:
+    """kplugin.yaml's fields checked one by one: each problem one line naming the file,
+    the field and that the file must be restored (it is kplugin's, and untrusted)."""
+
+    def __init__(self, root: Path) -> None:
+        self.meta_file = root / PROJECT_FILE
+
+    def where(self, key: str) -> str:
+        return f"{self.meta_file}: {key}"
+
+    def fail(self, key: str, problem: str) -> UsageError:
+        return UsageError(f"{self.where(key)} {problem}; restore it from version control")
+
+    def plugin(self, i: int, entry: Any, target: Target) -> tuple[PluginSpec, str | None]:
+        """plugins[i]: the plugin, and the digest of its args file (None: not recorded)."""
+        at = f"plugins[{i}]"
+        if not isinstance(entry, dict):
+            raise self.fail(at, f"must be a mapping, not {type(entry).__name__}")
+        extra = sorted(str(k) for k in entry if k not in _PLUGIN_KEYS)
+        if extra:
+            raise self.fail(
+                f"{at}.{extra[0][:60]}", f"is not a plugin field (fields: {', '.join(sorted(_PLUGIN_KEYS))})"
+            )
+        if "name" not in entry or "extensionPoints" not in entry:
+            raise self.fail(at, "needs name and extensionPoints")
+        plugin_name = validate_plugin_name(entry["name"], self.where(f"{at}.name"))
+        package = entry.get("package", package_name(plugin_name))
+        if package != package_name(plugin_name):
+            raise self.fail(
+                f"{at}.package", f"{package!r} is not {package_name(plugin_name)!r}, the package of {plugin_name}"
+            )
+        points_raw = entry["extensionPoints"]
+        if not isinstance(points_raw, list) or not all(isinstance(p, str) for p in points_raw):
+            raise self.fail(f"{at}.extensionPoints", "must be a list of extension point names")
+        points = parse_extension_points(",".join(points_raw), self.where(f"{at}.extensionPoints"))
+        require_available(points, target, self.where(f"{at}.extensionPoints"))  # the pinned version has them
+        takes_args = entry.get("args", True)
+        if not isinstance(takes_args, bool):
+            raise self.fail(f"{at}.args", "must be true or false (whether the plugin has Args)")
+        digest = entry.get("argsSha256")
+        if "argsSha256" in entry and (not isinstance(digest, str) or not _SHA256.fullmatch(digest)):
+            raise self.fail(f"{at}.argsSha256", "must be a sha256 digest (64 lower-case hex digits)")
+        return PluginSpec(name=plugin_name, extension_points=points, args=takes_args), digest
+
+    def plugins(self, raw: Any, target: Target) -> tuple[tuple[PluginSpec, ...], dict[str, str]]:
+        """The plugins (each once, one QueueSort at most) and their args files' digests."""
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("plugins", "must be a non-empty list of plugins")
+        read = [self.plugin(i, entry, target) for i, entry in enumerate(raw)]
+        plugins = tuple(plugin for plugin, _ in read)
+        for attribute, what in (("name", "plugin"), ("package", "package")):
+            seen = [getattr(p, attribute) for p in plugins]
+            twice = sorted(value for value, count in Counter(seen).items() if count > 1)
+            if twice:
+                raise self.fail("plugins", f"names the {what} {twice[0]!r} twice")
+        sorters = [p.name for p in plugins if p.has(ExtensionPoint.QUEUE_SORT)]
+        if len(sorters) > 1:
+            raise self.fail(
+                "plugins", f"has {len(sorters)} QueueSort plugins ({', '.join(sorters)}); a profile takes one"
+            )
+        return plugins, {plugin.name: digest for plugin, digest in read if digest is not None}
+
+    def generated(self, raw: Any) -> dict[str, str]:
+        """The generated files and their sha256: paths inside the project only."""
+        from kplugin.core import safefs
+
+        raw = {} if raw is None else raw
+        if not isinstance(raw, dict):
+            raise self.fail("generated", "must be a mapping of file paths to sha256 digests")
+        generated: dict[str, str] = {}
+        for key, digest in raw.items():
+            if not isinstance(key, str) or (problem := safefs.relative_problem(key)) is not None:
+                problem = "is not a string" if not isinstance(key, str) else problem
+                raise self.fail(
+                    f"generated: {str(key)[:80]!r}", f"{problem}; only paths inside the project are allowed"
+                )
+            if key in EDITED_FILES:
+                raise self.fail(f"generated: {key!r}", "is a file kplugin edits in place, never one it generates")
+            if ".git" in key.split("/"):
+                raise self.fail(f"generated: {key[:80]!r}", "is in .git, which kplugin never generates (nor deletes)")
+            if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+                raise self.fail(f"generated: {key!r}", "must map to a sha256 digest (64 lower-case hex digits)")
+            generated[key] = digest
+        return generated
+
+
 def parse(root: Path, raw: Any) -> Project:
-    from kplugin.core import safefs
-
-    meta_file = root / PROJECT_FILE
-
-    def where(key: str) -> str:
-        return f"{meta_file}: {key}"
-
-    def fail(key: str, problem: str) -> UsageError:
-        return UsageError(f"{where(key)} {problem}; restore it from version control")
-
+    reader = _Reader(root)
+    where, fail = reader.where, reader.fail
     if not isinstance(raw, dict):
         raise fail("the document", f"must be a mapping, not {type(raw).__name__}")
     unknown = sorted(str(k) for k in raw if k not in _KEYS)
@@ -176,63 +254,7 @@ def parse(root: Path, raw: Any) -> Project:
     api = validate_api(raw.get("api", NATIVE), where("api"))
     if raw.get("template", "fork") != "fork":
         raise fail("template", f"{str(raw['template'])[:40]!r} is not 'fork' (the only value: made from a fork)")
-    plugins_raw = raw["plugins"]
-    if not isinstance(plugins_raw, list) or not plugins_raw:
-        raise fail("plugins", "must be a non-empty list of plugins")
-    plugins: list[PluginSpec] = []
-    args_digests: dict[str, str] = {}
-    for i, entry in enumerate(plugins_raw):
-        at = f"plugins[{i}]"
-        if not isinstance(entry, dict):
-            raise fail(at, f"must be a mapping, not {type(entry).__name__}")
-        extra = sorted(str(k) for k in entry if k not in _PLUGIN_KEYS)
-        if extra:
-            raise fail(f"{at}.{extra[0][:60]}", f"is not a plugin field (fields: {', '.join(sorted(_PLUGIN_KEYS))})")
-        if "name" not in entry or "extensionPoints" not in entry:
-            raise fail(at, "needs name and extensionPoints")
-        plugin_name = validate_plugin_name(entry["name"], where(f"{at}.name"))
-        package = entry.get("package", package_name(plugin_name))
-        if package != package_name(plugin_name):
-            raise fail(
-                f"{at}.package", f"{package!r} is not {package_name(plugin_name)!r}, the package of {plugin_name}"
-            )
-        points_raw = entry["extensionPoints"]
-        if not isinstance(points_raw, list) or not all(isinstance(p, str) for p in points_raw):
-            raise fail(f"{at}.extensionPoints", "must be a list of extension point names")
-        points = parse_extension_points(",".join(points_raw), where(f"{at}.extensionPoints"))
-        require_available(points, target, where(f"{at}.extensionPoints"))  # the pinned version has them
-        takes_args = entry.get("args", True)
-        if not isinstance(takes_args, bool):
-            raise fail(f"{at}.args", "must be true or false (whether the plugin has Args)")
-        plugins.append(PluginSpec(name=plugin_name, extension_points=points, args=takes_args))
-        if "argsSha256" in entry:
-            if not isinstance(entry["argsSha256"], str) or not _SHA256.fullmatch(entry["argsSha256"]):
-                raise fail(f"{at}.argsSha256", "must be a sha256 digest (64 lower-case hex digits)")
-            args_digests[plugin_name] = entry["argsSha256"]
-    for attribute, what in (("name", "plugin"), ("package", "package")):
-        seen = [getattr(p, attribute) for p in plugins]
-        twice = sorted(value for value, count in Counter(seen).items() if count > 1)
-        if twice:
-            raise fail("plugins", f"names the {what} {twice[0]!r} twice")
-    sorters = [p.name for p in plugins if p.has(ExtensionPoint.QUEUE_SORT)]
-    if len(sorters) > 1:
-        raise fail("plugins", f"has {len(sorters)} QueueSort plugins ({', '.join(sorters)}); a profile takes one")
-    generated_raw = raw.get("generated")
-    generated_raw = {} if generated_raw is None else generated_raw
-    if not isinstance(generated_raw, dict):
-        raise fail("generated", "must be a mapping of file paths to sha256 digests")
-    generated: dict[str, str] = {}
-    for key, digest in generated_raw.items():
-        if not isinstance(key, str) or (problem := safefs.relative_problem(key)) is not None:
-            problem = "is not a string" if not isinstance(key, str) else problem
-            raise fail(f"generated: {str(key)[:80]!r}", f"{problem}; only paths inside the project are allowed")
-        if key in EDITED_FILES:
-            raise fail(f"generated: {key!r}", "is a file kplugin edits in place, never one it generates")
-        if ".git" in key.split("/"):
-            raise fail(f"generated: {key[:80]!r}", "is in .git, which kplugin never generates (nor deletes)")
-        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
-            raise fail(f"generated: {key!r}", "must map to a sha256 digest (64 lower-case hex digits)")
-        generated[key] = digest
+    plugins, args_digests = reader.plugins(raw["plugins"], target)
     return Project(
         root=root,
         name=name,
@@ -240,10 +262,10 @@ def parse(root: Path, raw: Any) -> Project:
         target=target,
         scheduler_name=scheduler_name,
         image=image,
-        plugins=tuple(plugins),
+        plugins=plugins,
         args_digests=args_digests,
         api=api,
-        generated=generated,
+        generated=reader.generated(raw.get("generated")),
         fork="template" in raw,
         apis=apitypes.parse(raw.get("apis"), where("apis")),
     )
