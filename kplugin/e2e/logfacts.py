@@ -129,6 +129,9 @@ class LogFacts:
     informers_denied: bool = False  # a list or watch among them: the informers never sync
     unserved: list[str] = field(default_factory=list)  # sorted types an informer lists that are not served
     narrowed: list[Narrowing] = field(default_factory=list)  # events PreQueueingHints narrowed, in order
+    # pod -> event -> how often the queue left it where it was on that event (1.28-1.36: 1.37 logs
+    # the queue's entry, not the pod)
+    skipped: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def not_ready(self) -> bool:

@@ -28,6 +28,9 @@ The lines, read from the sources of every supported minor (klog's structured for
   and comes back on ``BackoffComplete``, so its retries are counted apart from the
   cluster events that moved it.
 - preemption, V(2): "Preemptor Pod preempted victim Pod" (preemptor, victim, node).
+- the events that left a rejected pod where it was, V(5) in ``scheduling_queue.go``:
+  "Event is not making pod schedulable" (1.28-1.36, with the pod; 1.37 logs the queue's
+  entry instead, which does not name it).
 - the queue's PreQueueingHints (1.37 on, gate SchedulerPreQueueingHints: alpha in 1.37,
   on from 1.38), V(5) in ``scheduling_queue.go``: "PreQueueingHint narrowed pod set" with
   how many of the unschedulable pods an event's PreQueueingHints named (``candidates``)
@@ -142,6 +145,10 @@ _NOT_REQUEUES = frozenset(
 )
 # the queueing strategies 1.28-1.34 log as numbers
 _HINTS = {"0": "QueueSkip", "1": "QueueAfterBackoff", "2": "QueueImmediately"}
+# scheduling_queue.go V(5): an event that leaves a rejected pod where it is (no plugin that
+# rejected it registered the event, or their QueueingHints said QueueSkip). 1.37 on logs
+# the queue's entry instead of the pod ("Event is not making entity schedulable"): not read
+_SKIPPED = re.compile(r'"Event is not making pod schedulable" pod="(?P<pod>[^"]+)" event="?(?P<event>[^" ]+)"?')
 # scheduling_queue.go V(5), 1.37 on: the pods an event's PreQueueingHints named
 _NARROWED = re.compile(r'"PreQueueingHint narrowed pod set" candidates=(?P<candidates>[0-9]+) total=(?P<total>[0-9]+)')
 _PREEMPTED = re.compile(
@@ -320,6 +327,13 @@ class _Reader:
         else:
             moves.append(requeue)
 
+    def skipped(self, line: str) -> None:
+        match = _SKIPPED.search(line)
+        pod = self.key(match["pod"]) if match else None
+        if match is not None and pod is not None:
+            events = self.facts.skipped.setdefault(pod, {})
+            events[match["event"]] = events.get(match["event"], 0) + 1
+
     def narrowed(self, line: str) -> None:
         match = _NARROWED.search(line)
         if match is not None and int(match["total"]):  # an event while no pod waits narrows nothing
@@ -399,6 +413,7 @@ _LINES: tuple[tuple[str, Callable[[_Reader, str], None]], ...] = (
     (_REJECTED, _Reader.node_rejected),
     ("moved to an internal scheduling queue", _Reader.moved),
     ("PreQueueingHint narrowed pod set", _Reader.narrowed),
+    ("Event is not making pod schedulable", _Reader.skipped),
     ("Preemptor Pod preempted victim Pod", _Reader.preempted),
     ("could not find the requested resource", _Reader.not_served),
     ("cannot", _Reader.forbidden),

@@ -275,5 +275,6 @@ def _placements(
             preempted_on=(state.node or preemption.node) if preemption is not None else None,
             deleted=pod.key in deleted,
             rejections=facts.rejections.get(pod.key, ()) if state.node is None else (),
+            skipped=tuple(sorted(facts.skipped.get(pod.key, {}).items())) if state.node is None else (),
         )
     return list(seen.values())

@@ -113,6 +113,12 @@ def placements_text(placements: Sequence[PodPlacement], view: ScoreView) -> str:
             moved = ", ".join(f"{r.event} ({r.queue}{_at(r.at, ', ')})" for r in p.requeues)
             when = f" (at {', '.join(_at(at) or '?' for at in p.attempts_at)})" if p.attempts_at else ""
             lines.append(f"    attempts: {p.attempts}{when}" + (f"; requeued by: {moved}" if moved else ""))
+        if p.skipped:
+            listed = ", ".join(f"{event} x{count}" if count > 1 else event for event, count in p.skipped)
+            lines.append(
+                f"    events that left it pending: {listed} (no plugin that rejected it registered the event, or "
+                "their QueueingHints said QueueSkip)"
+            )
     if before:
         lines.append(f"({before} pod(s) bound already in the scenario, not shown)")
     return "".join(line + "\n" for line in lines)

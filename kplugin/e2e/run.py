@@ -402,6 +402,7 @@ def placement_json(p: PodPlacement) -> dict[str, Any]:
         "preemptedBy": p.preempted_by,
         "preemptedOn": p.preempted_on,
         "nodeRejections": [r.as_json() for r in p.rejections],
+        "skippedEvents": [{"event": event, "count": count} for event, count in p.skipped],
         "tied": p.tied,
         "scores": [{"node": s.node, "total": s.total, "plugins": s.plugins} for s in p.scores],
     }

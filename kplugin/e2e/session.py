@@ -57,6 +57,8 @@ class PodPlacement:
     deleted: bool = False  # by a step
     # the nodes the Filter plugins rejected in its last attempt (kplugin's reporting plugin logs them)
     rejections: tuple[NodeRejection, ...] = ()
+    # events the queue left it pending on, with how often (1.28-1.36's log names them)
+    skipped: tuple[tuple[str, int], ...] = ()
 
     @property
     def where(self) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kplugin.core.errors import UsageError
-from kplugin.e2e import compare, create, entries, logs, replay, usage
+from kplugin.e2e import compare, create, entries, logs, replay, run, usage
 from kplugin.e2e.logs import Preemption, Requeue
 from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step, StepAction
 from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session, Silent
@@ -656,3 +656,31 @@ def test_a_log_that_stops_in_a_cycles_middle_reports_the_last_cycle_that_ended()
     # the later cycle ends too (one placement only): it is the one told
     later = cut + UNABLE
     assert logs.read_log(later.splitlines()).groups["gang"].placements.tried == ("rack-a",)
+
+
+SKIPPED_1_36 = """\
+I1207 10:00:01.000000       1 scheduling_queue.go:1339] "Event is not making pod schedulable" pod="default/waits" event="NodeAdd"
+I1207 10:00:02.000000       1 scheduling_queue.go:1339] "Event is not making pod schedulable" pod="default/waits" event="NodeAdd"
+I1207 10:00:03.000000       1 scheduling_queue.go:1339] "Event is not making pod schedulable" pod="default/waits" event="UpdateNodeLabel"
+I1207 10:00:03.500000       1 scheduling_queue.go:1339] "Event is not making pod schedulable" pod="other/elsewhere" event="NodeAdd"
+"""
+
+
+def test_a_pending_pod_names_the_events_that_left_it_pending() -> None:
+    """Issue 44, item 5: the queue's V(5) line for an event that leaves a rejected pod where
+    it is (no plugin that rejected it registered it, or their hints said QueueSkip), read
+    per pod and event (1.28-1.36: 1.37 logs the queue's entry, which does not name the pod),
+    shown in --json and under the pending pod in the text."""
+    from kplugin.e2e.report import ScoreView, placements_text
+
+    facts = logs.read_log(SKIPPED_1_36.splitlines())
+    assert facts.skipped == {"waits": {"NodeAdd": 2, "UpdateNodeLabel": 1}, "other/elsewhere": {"NodeAdd": 1}}
+    scenario = Scenario(nodes=(Node("n"),), pods=(Pod("waits"),))
+    (placement,) = replay._placements(scenario, {}, facts, set(), 30, 0.0)
+    assert placement.skipped == (("NodeAdd", 2), ("UpdateNodeLabel", 1))
+    assert run.placement_json(placement)["skippedEvents"] == [
+        {"event": "NodeAdd", "count": 2},
+        {"event": "UpdateNodeLabel", "count": 1},
+    ]
+    text = placements_text([placement], ScoreView())
+    assert "    events that left it pending: NodeAdd x2, UpdateNodeLabel (no plugin that rejected it" in text
