@@ -82,19 +82,23 @@ function heatmap(p, label) {
   const s = p.scores;
   const box = el("div", {class: "heatmap"});
   if (!s.rows.length) { box.append(el("p", {class: "muted", text: `${label}no scores logged (one feasible node, or none)`})); return box; }
-  const cols = ["node", ...s.plugins, "total"];
+  // the total beside the node, as the text report has it, then each plugin's share
+  const cols = ["node", "total", ...s.plugins];
   const tbl = el("table", {class: "scores"}, el("caption", {text: `${label}scores per node and plugin (best first)`}));
-  tbl.append(el("thead", {}, el("tr", {}, ...cols.map((c) => el("th", {scope: "col", text: c})))));
+  // a plugin's name may break between its words (NodeResources|BalancedAllocation): narrow columns
+  const header = (c, k) => k < 2 ? el("th", {scope: "col", text: c})
+    : el("th", {scope: "col", class: "plugin", text: c.replace(/([a-z])([A-Z])/g, "$1\u200b$2")});
+  tbl.append(el("thead", {}, el("tr", {}, ...cols.map(header))));
   const body = el("tbody");
   const values = (j) => s.rows.map((r) => r[j]).filter((v) => v != null);
-  const ranges = cols.map((_, k) => { const j = k === cols.length - 1 ? 1 : k + 1; const v = values(j);
-    return [Math.min(...v), Math.max(...v)]; });
+  // a row is [node, total, plugin...]: column k of the table is the row's k-th value
+  const ranges = cols.map((_, k) => { const v = values(k); return [Math.min(...v), Math.max(...v)]; });
   for (const r of s.rows) {
     const tr = el("tr", {class: r[0] === p.node ? "chosen" : ""});
     tr.append(el("td", {text: r[0] + (r[0] === p.node ? " (chosen)" : "")}));
     cols.slice(1).forEach((_, k) => {
-      const j = k === cols.length - 2 ? 1 : k + 2;
-      const v = r[j]; const [lo, hi] = ranges[k + 1];
+      const j = k + 1;
+      const v = r[j]; const [lo, hi] = ranges[j];
       const t = v == null || hi === lo ? 0 : (v - lo) / (hi - lo);
       tr.append(el("td", {class: "num heat", style: `--l: calc(var(--cell-lo) + (var(--cell-hi) - var(--cell-lo)) * ${t.toFixed(3)})`, text: num(v)}));
     });
