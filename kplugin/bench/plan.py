@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kplugin.bench.ops import Workload
-from kplugin.generate import plugincode
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Endpoint
 from kplugin.model.manifests import GateFlags
@@ -62,9 +61,7 @@ class BenchInputs:
     def gate_flags(self) -> GateFlags:
         """The gates the project's points need and the workload's objects (pod groups)."""
         gates = tuple(sorted({*self.project.gates, *self.workload.gates}))
-        # the plugins' code's gates too (PreQueueingHints at 1.37): the cost measured is
-        # the plugins' as they are meant to run
-        return GateFlags.of(gates, self.project.target.facts, plugincode.code_gates(self.project))
+        return GateFlags.of(gates, self.project.target.facts)
 
 
 def baseline_name(project: Project) -> str:

@@ -456,9 +456,11 @@ def _clusters(
     """A fresh local control plane for each replay, or a run's own Existing target
     (labels, namespaces) for each on the cluster of --kubeconfig; the gates said in one line."""
     from kplugin.cli.console import note
-    from kplugin.e2e import run
+    from kplugin.e2e import gates, run
 
-    if (line := run.gates_line(done.inputs, existing=cluster_config is not None)) is not None:
+    if (line := gates.gates_line(done.inputs, existing=cluster_config is not None)) is not None:
+        note(line)
+    if (line := gates.alpha_pre_hints_line(done.inputs)) is not None:
         note(line)
     if cluster_config is None:
         assert done.apiserver is not None  # ready built it for the control plane

@@ -150,7 +150,15 @@ def _pre_hints_problems(ctx: Context, plugin: PluginSpec, sources: list[tuple[Pa
         return
     for deployment in _deployments(ctx):
         text = ctx.text(deployment)
-        if text is not None and not any(f"{gate}=true" in m["gates"].split(",") for m in _FEATURE_GATES.finditer(text)):
+        if text is None:
+            continue
+        if any(f"{gate}=true" in m["gates"].split(",") for m in _FEATURE_GATES.finditer(text)):
+            yield Problem(
+                "prequeueinghint-gate-on", deployment, None,
+                f"the scheduler runs with {gate}, alpha at {version.minor_key}, for {plugin.name}'s "
+                f"PreQueueingHints ({path.name}:{line})",
+            )  # fmt: skip
+        else:
             yield Problem(
                 "prequeueinghint-gate-off", deployment, None,
                 f"the scheduler runs without {gate}, so at {version.minor_key} it never calls {plugin.name}'s "

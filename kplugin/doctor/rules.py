@@ -236,12 +236,17 @@ RULES: tuple[Rule, ...] = (
     Rule("prequeueinghint-ignored", "framework", INFO,
          "ClusterEventWithHint has PreQueueingHintFn from Kubernetes 1.37: before, internal/fw leaves it out, and "
          "the QueueingHint alone decides, pod by pod", "nothing to do: the same code uses it from 1.37"),
-    Rule("prequeueinghint-gate-off", "framework", WARNING,
+    Rule("prequeueinghint-gate-off", "framework", INFO,
          f"at 1.37 the scheduling queue calls PreQueueingHints only with the feature gate {PRE_QUEUEING_HINTS_GATE} "
-         "on (alpha, off by default; beta and on from 1.38): the plugin's QueueingHint then runs once per pod it "
-         "rejected, on every event it registered",
-         f"add {PRE_QUEUEING_HINTS_GATE}=true to the scheduler's --feature-gates in the Deployment of deploy/ and "
-         "of the chart (kplugin e2e turns it on by itself), or leave it off until 1.38"),
+         "on (alpha, off by default; beta and on from 1.38): the plugin's QueueingHint alone decides, pod by pod",
+         "nothing to do: leave the gate off at 1.37 (see prequeueinghint-gate-on); from 1.38 the same code is used"),
+    Rule("prequeueinghint-gate-on", "framework", WARNING,
+         f"1.37's alpha {PRE_QUEUEING_HINTS_GATE}: where a PreQueueingHint names pods, the queue asks only those and "
+         "skips the plugins that registered the same event without one (every in-tree plugin but "
+         "DynamicResources): the pods they rejected are not requeued by that event and wait for the periodic "
+         "flush (5 minutes); 1.38 asks all pods for such plugins",
+         f"remove {PRE_QUEUEING_HINTS_GATE}=true from the scheduler's --feature-gates in the Deployment of deploy/ "
+         "and of the chart at 1.37, or target 1.38"),
     Rule("queuesort-pods-only", "framework", WARNING,
          "from 1.37 the scheduling queue may hold pod groups (GenericWorkload gate on): Less is then called with "
          "entries that are no pod, for which QueuedPod returns nil and a type assertion to a pod's entry fails",

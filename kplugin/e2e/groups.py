@@ -107,6 +107,7 @@ def group_json(group: Group) -> dict[str, Any]:
         "attempts": group.attempts,
         "placement": group.placements.chosen if group.bound else None,
         "placementsTried": list(group.placements.tried),
+        "placementsRefused": [{"placement": t, "plugin": plugin} for t, plugin in group.placements.refused],
         "placementScores": [
             {"placement": p.placement, "total": p.total, "plugins": p.plugins} for p in group.placements.scores
         ],
@@ -130,14 +131,16 @@ def group_line(group: Group) -> str:
 
 
 def _placement(group: Group) -> str:
-    """'; placement rack-b (251, rack-a 200)': the one taken, its total and the others', where the log tells."""
+    """'; placement rack-b (251, rack-a 200)': the one taken, its total and the others', where the log tells;
+    then the placements a PlacementFeasible plugin refused ('; rack-a refused by RackGang')."""
     cycle = group.placements
     chosen = cycle.chosen if group.bound else None
     scores = "; ".join(f"{p.placement} {p.total}" for p in cycle.scores if p.placement != chosen)
+    refused = "".join(f"; {placement} refused by {plugin}" for placement, plugin in cycle.refused)
     if chosen is not None:
         best = next((p.total for p in cycle.scores if p.placement == chosen), None)
         detail = ", ".join(x for x in (str(best) if best is not None else "", scores) if x)
-        return f"; placement {chosen}" + (f" ({detail})" if detail else "")
+        return f"; placement {chosen}" + (f" ({detail})" if detail else "") + refused
     if cycle.scores:
-        return f"; placements scored: {scores}"
-    return f"; placements tried: {', '.join(cycle.tried)}" if cycle.tried else ""
+        return f"; placements scored: {scores}{refused}"
+    return (f"; placements tried: {', '.join(cycle.tried)}" if cycle.tried else "") + refused

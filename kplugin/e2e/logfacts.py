@@ -53,15 +53,19 @@ class PlacementCycle:
 
     tried: tuple[str, ...] = ()
     scores: tuple[PlacementScore, ...] = ()  # best first
+    refused: tuple[tuple[str, str], ...] = ()  # (placement, the PlacementFeasible plugin that refused it)
 
     @property
     def chosen(self) -> str | None:
         """The placement the scheduler took, where the log tells: the best total (None
-        for a tie, which it breaks at random), or the only placement tried."""
+        for a tie, which it breaks at random), or the only placement tried that no
+        PlacementFeasible plugin refused."""
         if self.scores:
             best = [s for s in self.scores if s.total == self.scores[0].total]
             return best[0].placement if len(best) == 1 else None
-        return self.tried[0] if len(self.tried) == 1 else None
+        refused = {placement for placement, _ in self.refused}
+        left = [t for t in self.tried if t not in refused]
+        return left[0] if len(left) == 1 else None
 
 
 @dataclass(frozen=True)

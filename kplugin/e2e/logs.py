@@ -14,6 +14,10 @@ The lines, read from the sources of every supported minor (klog's structured for
   internal scheduling queue" (``entity=``) at V(5) in the same two files. In 1.31-1.34
   one move is logged twice, by the queue it went to (V(5), no hint) and then with the
   hint (V(4)): counted once.
+- a placement a PlacementFeasible plugin refused (1.38 on): "PodGroup placement rejected
+  by plugin" (V(4) in the framework runtime's ``framework.go``, with the plugin, after the
+  "Assuming placement in snapshot" line of the placement it refused), read where the
+  scores are.
 - a pod group's placements (1.36 on): "Assuming placement in snapshot" (V(4)) for each
   placement its cycle tries, and, where two or more took the group, "Plugin scored
   placement for podGroup" and "Calculated placement's final score for podGroup" (V(10)),
@@ -99,6 +103,9 @@ QUEUE_VMODULE = "scheduling_queue=5,active_queue=5,backoff_queue=5"
 # queue's moves are logged elsewhere, so this adds a line per held pod (up to 1.34, one
 # per move too)
 HELD_VMODULE = "scheduling_queue=4"
+# the framework runtime's V(4): which PlacementFeasible plugin refused a placement (1.38
+# on), for scenarios with pod groups, where the scores are read
+GROUP_VMODULE = "framework=4"
 
 
 _SCORE_LINE = re.compile(
@@ -118,6 +125,10 @@ _GROUP_ENDED = re.compile(
 _PLACEMENT_TRIED = re.compile(
     r'"Assuming placement in snapshot"(?: podGroupType="[^"]*")? '
     r'podGroup="(?P<group>[^"]+)" placement="(?P<placement>[^"]+)"'
+)
+_PLACEMENT_REFUSED = re.compile(
+    r'"PodGroup placement rejected by plugin"(?: logger="[^"]*")?(?: podGroupType="[^"]*")? '
+    r'podGroup="(?P<group>[^"]+)" plugin="(?P<plugin>[^"]+)"'
 )
 _PLACEMENT_SCORE = re.compile(
     r'"(?:Plugin scored placement|Calculated placement\'s final score) for podGroup"(?: podGroupType="[^"]*")? '
@@ -202,6 +213,10 @@ def pod_key(reference: str) -> str:
     return name if namespace == NAMESPACE else reference
 
 
+# a pod group's cycle as read so far: placements tried, plugins' and total scores, refusals
+_Cycle = tuple[list[str], dict[str, dict[str, int]], dict[str, int], list[tuple[str, str]]]
+
+
 class _Reader:
     """One pass over a scheduler's log: what each kind of line adds, kept apart until the
     end (a pod's last attempt's scores, a group's last cycle) and then made LogFacts."""
@@ -219,11 +234,12 @@ class _Reader:
         self.tried: dict[str, list[str]] = {}
         self.placement_plugins: dict[str, dict[str, dict[str, int]]] = {}
         self.placement_totals: dict[str, dict[str, int]] = {}
+        self.refused: dict[str, list[tuple[str, str]]] = {}
         # the last cycle that ended ("Unable to schedule a pod group", ...): its placements
         # and scores stand where the log stops in a later cycle's middle (the scheduler was
         # stopped while 1.36 retried a gang that does not fit, in a burst)
         self.ended: dict[str, bool] = {}
-        self.last_ended: dict[str, tuple[list[str], dict[str, dict[str, int]], dict[str, int]]] = {}
+        self.last_ended: dict[str, _Cycle] = {}
         self.denied: set[str] = set()
         self.unserved: set[str] = set()
         self.rejected: dict[str, dict[tuple[str, str], NodeRejection]] = {}  # pod -> (node, plugin) -> why
@@ -258,19 +274,22 @@ class _Reader:
         group = self.key(match["group"]) if match else None  # NAMESPACE/NAME, mapped as a pod's
         if group is not None:
             self.group_attempts[group] = self.group_attempts.get(group, 0) + 1
-            self.tried[group], self.placement_plugins[group], self.placement_totals[group] = [], {}, {}  # a new cycle
+            self._restore(group, ([], {}, {}, []))  # a new cycle
             self.ended[group] = False
+
+    def _restore(self, group: str, cycle: _Cycle) -> None:
+        self.tried[group], self.placement_plugins[group], self.placement_totals[group], self.refused[group] = cycle
 
     def group_ended(self, line: str) -> None:
         match = _GROUP_ENDED.search(line)
         group = self.key(match["group"]) if match else None
         if group is not None:
             self.ended[group] = True
-            tried = self.tried.get(group, [])
             self.last_ended[group] = (
-                tried,
+                self.tried.get(group, []),
                 self.placement_plugins.get(group, {}),
                 self.placement_totals.get(group, {}),
+                self.refused.get(group, []),
             )
 
     def placement_tried(self, line: str) -> None:
@@ -278,6 +297,13 @@ class _Reader:
         group = self.key(match["group"]) if match else None
         if match is not None and group is not None:
             self.tried.setdefault(group, []).append(match["placement"])
+
+    def placement_refused(self, line: str) -> None:
+        match = _PLACEMENT_REFUSED.search(line)
+        group = self.key(match["group"]) if match else None
+        tried = self.tried.get(group, []) if group is not None else []
+        if match is not None and group is not None and tried:  # the placement tried last
+            self.refused.setdefault(group, []).append((tried[-1], match["plugin"]))
 
     def attempt(self, line: str) -> None:
         match = _ATTEMPT.search(line)
@@ -374,14 +400,16 @@ class _Reader:
         )
         for group in sorted(seen):
             if not self.ended.get(group, True) and group in self.last_ended:  # the log stops mid-cycle
-                self.tried[group], self.placement_plugins[group], self.placement_totals[group] = self.last_ended[group]
+                self._restore(group, self.last_ended[group])
             per_placement = self.placement_plugins.get(group, {})
             placed = [
                 PlacementScore(name, total, dict(sorted(per_placement.get(name, {}).items())))
                 for name, total in self.placement_totals.get(group, {}).items()
             ]
             cycle = PlacementCycle(
-                tuple(self.tried.get(group, ())), tuple(sorted(placed, key=lambda s: (-s.total, s.placement)))
+                tuple(self.tried.get(group, ())),
+                tuple(sorted(placed, key=lambda s: (-s.total, s.placement))),
+                tuple(self.refused.get(group, ())),
             )
             facts.groups[group] = GroupLog(
                 self.group_attempts.get(group, 0),
@@ -408,6 +436,7 @@ _LINES: tuple[tuple[str, Callable[[_Reader, str], None]], ...] = (
     ("Unable to schedule a pod group", _Reader.group_ended),
     ("Pod group is waiting for preemption", _Reader.group_ended),
     ("Assuming placement in snapshot", _Reader.placement_tried),
+    ("PodGroup placement rejected by plugin", _Reader.placement_refused),
     ("Attempting to schedule", _Reader.attempt),
     (_HELD, _Reader.held),
     (_REJECTED, _Reader.node_rejected),

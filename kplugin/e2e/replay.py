@@ -7,7 +7,8 @@ about scores, attempts, requeues and preemptions is read.
 The state is created before the scheduler starts: bound pods are created bound (they
 only take room). Pending pods come once the scheduler runs, one at a time in the order
 its queue takes them (priority, then namespace and name), each with the profile's
-schedulerName: whether it keeps up or a backlog builds, it takes them in that order.
+schedulerName: whether it keeps up or a backlog builds, it takes them in that order. A
+scenario with ``backlog: true`` has them created before it starts instead.
 """
 
 from __future__ import annotations
@@ -148,6 +149,9 @@ def detail_level(scenario: Scenario) -> tuple[str, str]:
     parts, shown = [logs.ATTEMPT_VMODULE], ["attempts"]
     if placed * nodes <= SCORE_PAIRS:
         parts, shown = [logs.SCORE_VMODULE], ["scores", "attempts"]
+        if any(pod.spec.get("schedulingGroup") for pod in scenario.all_pods()):
+            parts.append(logs.GROUP_VMODULE)
+            shown.append("placements refused")
     if pods <= QUEUE_PODS:
         parts.append(logs.QUEUE_VMODULE)
         shown.append("requeues")
@@ -177,14 +181,18 @@ def replay(
     wanted = {p.key for p in scenario.pods}
     deleted: set[str] = set()
     try:
+        pending = queue_order(scenario, [p for p in scenario.pods if not p.node_name])
+        started, origin = time.monotonic(), time.time()
+        if scenario.backlog:  # there when it starts, as a restarted scheduler finds them
+            created = created.plus(create_pending(profile, target, feedback, pending))
         feedback.step(f"{profile.label}: scheduling with profile {profile.scheduler_name}")
         process = target.start_scheduler(binary, profile.document, verbosity, vmodule)
         refusals = Refusals(process.log, target_key(target))
-        pending = queue_order(scenario, [p for p in scenario.pods if not p.node_name])
-        if pending:
-            probe(target, profile, watch, pending[0].namespace, refusals)
-        started, origin = time.monotonic(), time.time()
-        created = created.plus(create_pending(profile, target, feedback, pending))
+        if not scenario.backlog:
+            if pending:
+                probe(target, profile, watch, pending[0].namespace, refusals)
+            started, origin = time.monotonic(), time.time()
+            created = created.plus(create_pending(profile, target, feedback, pending))
         watch.last_change = time.monotonic()
         # expectations are about the end: the last wait weighs them
         expect = scenario.expect if profile.label == "plugin" else {}

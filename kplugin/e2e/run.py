@@ -19,6 +19,7 @@ from kplugin.config import render
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
+from kplugin.e2e.gates import gate_flags
 from kplugin.e2e.groups import Group, group_json, groups
 from kplugin.e2e.logs import Narrowing
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
@@ -27,7 +28,6 @@ from kplugin.e2e.scenario import (
     Scenario,
     check_served,
     load_scenario,
-    pod_group_gates,
     project_crds,
     with_objects,
 )
@@ -38,7 +38,6 @@ from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster, Existing, Local
 from kplugin.kube.kubeconfig import Kubeconfig
 from kplugin.model import crds, manifests, rbacrules
-from kplugin.model.manifests import GateFlags
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 from kplugin.model.versions import Target
@@ -271,38 +270,6 @@ def default_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
 
 
 ClusterFactory = Callable[[Path, str], AbstractContextManager[Cluster]]  # (work dir, profile label)
-
-
-def gate_flags(inputs: Inputs) -> GateFlags:
-    """The flags for the feature gates the run needs: the plugins' points' and the
-    scenario's pod groups', the scheduler's with the gates of the plugins' code
-    (PreQueueingHints at 1.37) and those --feature-gates sets."""
-    gates = tuple(sorted({*inputs.project.gates, *pod_group_gates(inputs.scenario)}))
-    code = plugincode.code_gates(inputs.project)
-    return GateFlags.of(gates, inputs.project.target.facts, code, dict(inputs.feature_gates))
-
-
-def gates_line(inputs: Inputs, existing: bool = False) -> str | None:
-    """What a run with gates says about them, in one line (None: no gates)."""
-    flags = gate_flags(inputs)
-    if not flags.scheduler:
-        return None
-    reasons = (
-        ("the plugins' points", inputs.project.gates),
-        ("the scenario's pod groups", pod_group_gates(inputs.scenario)),
-        ("the plugins' PreQueueingHints", plugincode.code_gates(inputs.project)),
-    )
-    needs = " and ".join(reason for reason, gates in reasons if gates)
-    why = (f": {needs} need them" if needs else "") + (
-        f"; {Setting.FEATURE_GATES} as given" if inputs.feature_gates else ""
-    )
-    scheduler = f"kube-scheduler runs with {' '.join(flags.scheduler)}"
-    if existing:
-        served = ", ".join(f"{resource} of {version}" for version, resource in flags.served)
-        return scheduler + why + (f" (and the cluster to serve {served})" if served else "")
-    if not flags.apiserver:
-        return scheduler + why
-    return f"kube-apiserver runs with {' '.join(flags.apiserver)} and {scheduler.replace(' runs', '')}{why}"
 
 
 def local_clusters(apiserver: Path, inputs: Inputs, progress: Progress) -> ClusterFactory:

@@ -23,6 +23,7 @@ A scenario is YAML (or JSON, which is also how ``kplugin snapshot`` writes one):
     namespaces: [{name: ml, labels: {team: ml}}]
     objects: [...]                                       # PodDisruptionBudgets, volumes, DRA, ...,
                                                          # CRDs and objects of any kind
+    backlog: false         # true: the pending pods exist before the scheduler starts (below)
     steps:                                               # after the first placements, in order
     - labelNode: {node: gpu-1, labels: {zone: b}}
     - updateObject: {apiVersion: quota.example.com/v1alpha1, kind: Quota,
@@ -30,6 +31,13 @@ A scenario is YAML (or JSON, which is also how ``kplugin snapshot`` writes one):
     - wait: 2
     expect:                # optional: pod -> node, a list of nodes (any of them), pending, preempted, deleted
       train-1: gpu-1
+
+Pending pods come once the scheduler runs, one at a time in the order its queue takes them,
+so a replay comes out the same every time. ``backlog: true`` creates them before it starts,
+as a scheduler restarted on a backlog finds them: its queue takes them all in before the
+first attempt (a pod group whole, where one at a time its first cycle may start with the
+gang's minCount), in the order of its first list, which is not fixed among pods of equal
+priority.
 
 An object of a kind kplugin has no row for (kplugin.kube.kinds) is *custom*: every
 top-level field is kept as given; its plural and scope come from a CustomResourceDefinition
@@ -103,7 +111,7 @@ JSON_FILE = 1 << 30  # a snapshot of 50,000 pods is about 100 MB
 EXISTING_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 WORKLOAD_KINDS = frozenset(k.kind for k in kinds.GATED)  # PodGroup, Workload
 LIST_KINDS = frozenset({"List", *(f"{kind}List" for kind in kinds.ALL)})
-TOP_KEYS = {"nodes", "pods", "namespaces", "priorityClasses", "objects", "steps", "expect", "source"}
+TOP_KEYS = {"nodes", "pods", "namespaces", "priorityClasses", "objects", "steps", "expect", "source", "backlog"}
 STREAMED = {"nodes", "pods", "namespaces", "priorityClasses", "objects", "items"}
 
 
@@ -117,6 +125,7 @@ class Scenario:
     objects: tuple[KubeObject, ...] = ()
     steps: tuple[Step, ...] = ()
     source: dict[str, Any] = field(default_factory=dict)  # a snapshot's origin (kubernetes, anonymized)
+    backlog: bool = False  # the pending pods are created before the scheduler starts
 
     def all_pods(self) -> Iterator[Pod]:
         yield from self.pods
@@ -161,6 +170,7 @@ class _ScenarioReader(Reader):
         self.steps: list[Step] = []
         self.expect: Any = None
         self.source: dict[str, Any] = {}
+        self.backlog = False
 
     # --- sections --------------------------------------------------------------------
 
@@ -185,6 +195,10 @@ class _ScenarioReader(Reader):
                 self.steps.append(read_step(self, item, f"steps[{i}]"))
         elif key == "expect":
             self.expect = self.mapping(value, "expect")
+        elif key == "backlog":
+            if not isinstance(value, bool):
+                raise self.fail("backlog", f"{schema.shown(value)} must be true or false")
+            self.backlog = value
         elif key == "source":
             self.source = {k: v for k, v in self.mapping(value, "source").items() if isinstance(v, (str, bool, int))}
 
@@ -319,6 +333,7 @@ class _ScenarioReader(Reader):
             objects=tuple(sorted(self.objects, key=lambda o: (o.info.rank, o.namespace or "", o.name))),
             steps=tuple(self.steps),
             source=self.source,
+            backlog=self.backlog,
         )
 
 

@@ -34,16 +34,6 @@ def names_pre_hints(project: Project, plugin: PluginSpec) -> bool:
     return any(gosource.pre_hints(text, plugin.name) for _, text in sources(project, plugin))
 
 
-def code_gates(project: Project) -> tuple[str, ...]:
-    """The feature gates the plugins' code needs that the target minor has off by default:
-    SchedulerPreQueueingHints at 1.37 where a plugin names a PreQueueingHintFn (on by
-    default from 1.38, absent before 1.37)."""
-    gate = project.target.facts.pre_hints_gate
-    if gate is None or not any(names_pre_hints(project, plugin) for plugin in project.plugins):
-        return ()
-    return (gate,)
-
-
 def _project_go(project: Project) -> Iterator[tuple[Path, str]]:
     """Where a plugin's constants may be declared: the Go files of pkg/ and apis/ (not
     tests, not pkg/generated/), as regular UTF-8 files."""

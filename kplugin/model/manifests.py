@@ -158,14 +158,12 @@ class GateFlags:
         cls,
         gates: tuple[str, ...],
         facts: ApiFacts,
-        scheduler_only: tuple[str, ...] = (),
         settings: Mapping[str, bool] | None = None,
     ) -> GateFlags:
         """The flags for ``gates`` as the minor of ``facts`` needs them (minor_gates), the
-        scheduler's with ``scheduler_only`` on too (gates of the scheduler's own code, as
-        SchedulerPreQueueingHints) and ``settings`` last (the user's, which win)."""
+        scheduler's with ``settings`` last (the user's, which win)."""
         gates = minor_gates(gates, facts.gang_gate)
-        scheduler = gate_args(tuple(sorted({*gates, *scheduler_only})), settings)
+        scheduler = gate_args(gates, settings)
         return cls(tuple(apiserver_gate_args(gates, facts)), tuple(scheduler), tuple(gate_served(gates, facts)))
 
 

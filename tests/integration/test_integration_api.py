@@ -116,12 +116,14 @@ def test_a_project_with_its_own_kind_moves_through_the_minors(
     last = resolve(minors[-1])
     assert stamp.read_text() == f"{last.version.staging_tag}\n"
 
-    # a dry run back to the newest minor lists the client code, and changes nothing
+    # a dry run back to the newest minor lists the client code it would write again (the
+    # stamp at least: the generators' output of two neighbouring releases is often the same
+    # bytes, and a dry run lists only files that would change), and changes nothing
     before = tree(project)
     run = kplugin("upgrade", str(project), "--k8s", NEWEST, "--dry-run", "--json")
     assert run.code == 0, run.stderr
     changed = json.loads(run.stdout)["changed"]
-    assert "pkg/generated/code-generator.txt" in changed and "pkg/generated/clientset/versioned/clientset.go" in changed
+    assert "pkg/generated/code-generator.txt" in changed, changed
     assert tree(project) == before
 
     # client code of another release: doctor says so, and names the fix

@@ -158,8 +158,8 @@ expect:
     ("version", "gates", "narrowed"),
     [
         (PRE_HINTS_ON, (), True),  # beta, on by default
-        (PRE_HINTS_FIRST, (), True),  # alpha: e2e turns the gate on for a plugin that names one
-        (PRE_HINTS_FIRST, ("--feature-gates", "SchedulerPreQueueingHints=false"), False),
+        (PRE_HINTS_FIRST, ("--feature-gates", "SchedulerPreQueueingHints=true"), True),  # alpha, turned on
+        (PRE_HINTS_FIRST, (), False),  # alpha, off by default: e2e leaves it so
     ],
     ids=["on-by-default", "alpha-turned-on", "alpha-off"],
 )
@@ -170,8 +170,9 @@ def test_a_quota_event_asks_the_hint_about_its_namespaces_pod_only(
     Quota's namespace. Two pods wait, one per namespace; raising team-a's Quota: the
     queue asks the QueueingHint about a-2 alone and requeues it (the scheduler's own
     "PreQueueingHint narrowed pod set", candidates 1 of 2, which e2e reports), b-2 is not
-    asked. With the gate off (1.37's default, here by --feature-gates) the same replay
-    asks about both and ends the same, without that line."""
+    asked. With the gate off (1.37's default, which e2e keeps) the same replay asks about
+    both and ends the same, without that line; turned on at 1.37 by --feature-gates, the
+    run says what 1.37's alpha costs the other plugins."""
     project = team_quota(kplugin, tmp_path, version)
     scenario = tmp_path / "two-quotas.yaml"
     scenario.write_text(TWO_QUOTAS)
@@ -182,16 +183,17 @@ def test_a_quota_event_asks_the_hint_about_its_namespaces_pod_only(
     pods = {p["pod"]: p for p in result["pods"]}
     assert any(r["event"].startswith(RESOURCE) for r in pods["team-a/a-2"]["requeues"]), pods["team-a/a-2"]
     assert not any(r["event"].startswith(RESOURCE) for r in pods["team-b/b-2"]["requeues"]), pods["team-b/b-2"]
-    said = [line for line in run.stderr.splitlines() if "SchedulerPreQueueingHints" in line]
+    said = [line.removeprefix("note: ") for line in run.stderr.splitlines() if "SchedulerPreQueueingHints" in line]
     at_the_step = [n for n in result["preQueueingHints"] if n["total"] == 2]
     if narrowed:
         assert (len(at_the_step), at_the_step[0]["candidates"]) == (1, 1), result["preQueueingHints"]
         assert "e2e: PreQueueingHints narrowed" in run.stderr, run.stderr
-        if version == PRE_HINTS_FIRST:  # turned on by e2e, and said so
-            assert said == ["kube-scheduler runs with --feature-gates=SchedulerPreQueueingHints=true: the plugins' "
-                            "PreQueueingHints need them"], run.stderr  # fmt: skip
+        if version == PRE_HINTS_FIRST:  # turned on by --feature-gates, and said so
+            gates = "kube-scheduler runs with --feature-gates=SchedulerPreQueueingHints=true; --feature-gates as given"
+            assert len(said) == 2 and said[0] == gates, run.stderr
+            assert said[1].startswith("SchedulerPreQueueingHints is alpha in 1.37: "), run.stderr
         else:
             assert said == [], run.stderr
     else:
         assert result["preQueueingHints"] == [] and "PreQueueingHints narrowed" not in run.stderr, result
-        assert said and said[0].startswith("kube-scheduler runs with --feature-gates=SchedulerPreQueueingHints=false")
+        assert said == [], run.stderr

@@ -182,6 +182,12 @@ def test_a_gang_that_does_not_fit_binds_no_pod_until_a_step_adds_capacity(
     assert group["attempts"] >= 1, group  # tried as a group (the scheduler's log), and held back
     del group["attempts"]
     assert group.pop("requeues") == [] and group.pop("backoffRetries") >= 0, group  # no event moved it
+    # from 1.38 GangScheduling's PlacementFeasible refuses each rack, whose pods fall short
+    # of minCount (the framework's V(4), which e2e asks for)
+    minor = resolve(version).version
+    feasible = (minor.major, minor.minor) >= points.parse_minor(str(ExtensionPoint.PLACEMENT_FEASIBLE.row.first))
+    refused = [{"placement": rack, "plugin": "GangScheduling"} for rack in ("rack-a", "rack-b")] if feasible else []
+    assert group.pop("placementsRefused") == refused, group
     assert group == {"group": "gang", "minCount": 4, "pods": 4, "bound": 0, "outcome": "none", "placed": False,
                      "nodes": [], "placement": None, "placementsTried": ["rack-a", "rack-b"],
                      "placementScores": []}  # fmt: skip
@@ -348,10 +354,13 @@ def test_a_placement_feasible_plugin_refuses_a_rack_that_holds_the_gang_in_part(
 ) -> None:
     """The gang's policy asks for 2 of its 4 pods, so GangScheduling alone takes rack-a,
     which holds 3 (RackGang's PlacementScore prefers its one node): examples/rack-gang, with
-    no PlacementFeasible, binds 3 pods there and leaves one pending. The same plugin made
+    no PlacementFeasible, binds 3 pods there (the fourth waits, or goes to rack-b in a later
+    cycle, as the queue's timing has it: the gang is split either way). The same plugin made
     with PlacementFeasible refuses rack-a when its fourth pod does not fit (the scheduler's
     own log: "PodGroup placement rejected by plugin"), and the whole gang goes to rack-b;
-    the default profile spreads it over both racks."""
+    the default profile spreads it over both racks. The scenario's pods are a backlog
+    (created before the scheduler starts): PlacementFeasible sees one pod-group cycle's
+    pods, and pods arriving one at a time may start the gang's first cycle with 2 of them."""
     made = tmp_path / "feasible"
     run = kplugin("new", "rack-gang", "--k8s", FEASIBLE, "--plugin", "RackGang", "-o", str(made),
                   "--extension-points", "placementgenerate,placementfeasible,placementscore")  # fmt: skip
@@ -371,6 +380,7 @@ def test_a_placement_feasible_plugin_refuses_a_rack_that_holds_the_gang_in_part(
     (group,) = result["groups"]
     assert (group["bound"], group["outcome"], group["placement"]) == (4, "all", "rack-b"), group
     assert group["placementsTried"] == ["rack-a", "rack-b"], group
+    assert group["placementsRefused"] == [{"placement": "rack-a", "plugin": "RackGang"}], group
 
     run = kplugin("e2e", str(project), "--scenario", str(WHOLE), "--compare", "default", "--json")
     assert run.code == 0, run.stderr[-3000:]
@@ -387,6 +397,6 @@ def test_a_placement_feasible_plugin_refuses_a_rack_that_holds_the_gang_in_part(
     assert run.code == 0, run.stderr[-3000:]
     result = json.loads(run.stdout)
     pods = {p["pod"]: p["node"] for p in result["pods"]}
-    assert sorted(node for node in pods.values() if node) == ["a-1", "a-1", "a-1"], pods
+    assert [pods[name] for name in GANG].count("a-1") == 3, pods
     (group,) = result["groups"]
-    assert (group["bound"], group["placement"]) == (3, "rack-a"), group
+    assert group["bound"] in (3, 4) and group["outcome"] != "none", group

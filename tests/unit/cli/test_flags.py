@@ -36,8 +36,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("kplugin/doctor/framework.py", "--feature-gates turns on "): "kube-scheduler's, in a Deployment",
     ("kplugin/doctor/rules.py", "remove {gate} from the Deployment's --feature-gates (kplugin refresh writes the gates "
      "the version needs into deploy/ and the chart)"): "kube-scheduler's --feature-gates",
-    ("kplugin/doctor/rules.py", "=true to the scheduler's --feature-gates in the Deployment of deploy/ and of the "
-     "chart (kplugin e2e turns it on by itself), or leave it off until 1.38"): "kube-scheduler's --feature-gates",
+    ("kplugin/doctor/rules.py", "=true from the scheduler's --feature-gates in the Deployment of deploy/ and of "
+     "the chart at 1.37, or target 1.38"): "kube-scheduler's --feature-gates",
     ("kplugin/model/manifests.py", "--runtime-config="): "kube-apiserver's, in its command line",
     ("kplugin/kube/cluster.py", ", which the plugins' feature gates need: its kube-apiserver must run with the "
      "gates on and --runtime-config="): "kube-apiserver's --runtime-config, for the user's cluster",

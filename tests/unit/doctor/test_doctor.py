@@ -460,23 +460,30 @@ def pre_hint_findings(findings: list[dict[str, object]]) -> list[tuple[object, .
 
 def test_the_prequeueinghint_gate_is_named_at_1_37_only(kplugin: K, enqueueing: Path) -> None:
     """The sample's events name PreQueueingHints (layer code, the same on every minor). At
-    1.37 the scheduler calls them only with SchedulerPreQueueingHints on: a warning on each
-    Deployment that runs without it, until it has it; on by default at 1.38; before 1.37
-    internal/fw leaves them out (a note)."""
+    1.37 the scheduler calls them only with SchedulerPreQueueingHints on, an alpha whose
+    queue skips the plugins that registered the same event without one: a note on each
+    Deployment that runs without it (nothing to do), a warning on one that turns it on;
+    on by default at 1.38; before 1.37 internal/fw leaves them out (a note)."""
     plugin = enqueueing / "pkg/gpuaware/plugin.go"
     line = next(
         i for i, t in enumerate(plugin.read_text().splitlines(), 1) if "PreQueueingHintFn: pl.podsAfterNode" in t
     )
     deployments = ["charts/gpu-aware/templates/deployment.yaml", "deploy/deployment.yaml"]
     _, findings = doctor(kplugin, enqueueing, "--k8s", "1.37")
-    assert pre_hint_findings(findings) == [("prequeueinghint-gate-off", "warning", d, None) for d in deployments]
+    assert pre_hint_findings(findings) == [("prequeueinghint-gate-off", "info", d, None) for d in deployments]
     (hit, _) = [f for f in findings if f["rule"] == "prequeueinghint-gate-off"]
     assert f"GpuAware's PreQueueingHints (plugin.go:{line})" in str(hit["what"])
-    assert "SchedulerPreQueueingHints=true" in str(hit["fix"]) and "1.38" in str(hit["why"])
+    assert "leave the gate off at 1.37" in str(hit["fix"]) and "1.38" in str(hit["why"])
     deployment = enqueueing / "deploy/deployment.yaml"
     edit(deployment, "- --v=2", "- --feature-gates=SchedulerPreQueueingHints=true\n        - --v=2")
     _, findings = doctor(kplugin, enqueueing, "--k8s", "1.37")
-    assert pre_hint_findings(findings) == [("prequeueinghint-gate-off", "warning", deployments[0], None)]
+    assert pre_hint_findings(findings) == [
+        ("prequeueinghint-gate-off", "info", deployments[0], None),
+        ("prequeueinghint-gate-on", "warning", deployments[1], None),
+    ]
+    (on,) = [f for f in findings if f["rule"] == "prequeueinghint-gate-on"]
+    assert "skips the plugins that registered the same event without one" in str(on["why"])
+    assert str(on["fix"]).startswith("remove SchedulerPreQueueingHints=true")
     for version in ("1.38.0-beta.0",):
         _, findings = doctor(kplugin, enqueueing, "--k8s", version)
         assert pre_hint_findings(findings) == []

@@ -38,6 +38,7 @@ def test_a_gang_held_back_then_placed() -> None:
         "attempts": 0,
         "placement": None,  # no log read: not told
         "placementsTried": [],
+        "placementsRefused": [],
         "placementScores": [],
         "requeues": [],
         "backoffRetries": 0,

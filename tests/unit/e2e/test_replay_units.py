@@ -494,6 +494,45 @@ def test_a_groups_placements_their_scores_and_the_one_taken() -> None:
     assert group_line(held).endswith("; placements scored: rack-b 251; rack-a 200")
 
 
+# 1.38.0-beta.0 with framework=4: RackGang's PlacementFeasible refuses rack-a (one of the
+# gang's 4 pods does not fit there); rack-b alone takes the group, so no placement is scored
+LOG_REFUSED = """\
+I1207 16:17:57.535331    8423 schedule_one_podgroup.go:87] "Attempting to schedule pod group" podGroupType="podgroup" podGroup="default/gang"
+I1207 16:17:57.536227    8423 algorithm_podgroup.go:763] "Assuming placement in snapshot" podGroupType="podgroup" podGroup="default/gang" placement="rack-a"
+I1207 16:17:57.537378    8423 framework.go:2298] "PodGroup placement rejected by plugin" logger="PlacementFeasible" podGroupType="podgroup" podGroup="default/gang" plugin="RackGang" status="RackGang: 1 pod(s) of pod group default/gang do not fit this placement; the group cannot be split"
+I1207 16:17:57.537441    8423 algorithm_podgroup.go:763] "Assuming placement in snapshot" podGroupType="podgroup" podGroup="default/gang" placement="rack-b"
+I1207 16:17:57.539519    8423 schedule_one_podgroup.go:657] "Successfully scheduled a pod group" podGroupType="podgroup" podGroup="default/gang" scheduledPods=4 unschedulablePods=0
+"""
+
+
+def test_a_placement_a_placement_feasible_plugin_refused_is_not_the_one_taken() -> None:
+    from kplugin.e2e.groups import group_json, group_line, groups
+    from kplugin.e2e.logs import PlacementCycle
+    from kplugin.e2e.scenario import load_scenario
+
+    facts = logs.read_log(LOG_REFUSED.splitlines())
+    cycle = facts.groups["gang"].placements
+    assert cycle == PlacementCycle(("rack-a", "rack-b"), (), (("rack-a", "RackGang"),))
+    assert cycle.chosen == "rack-b"
+    # without the refusal (the framework's V(4) off) two tried and none scored: not told
+    assert PlacementCycle(("rack-a", "rack-b")).chosen is None
+    # every placement refused: none taken
+    assert PlacementCycle(("a", "b"), (), (("a", "X"), ("b", "GangScheduling"))).chosen is None
+    # the refusal does not pass for a line that only says "cannot" (RBAC's reader)
+    assert facts.denied == []
+
+    scenario = load_scenario(Path(__file__).parents[3] / "examples" / "rack-gang-whole-scenario.yaml")
+    placed = [PodPlacement(pod=f"g-{i}", node=f"b-{1 + i % 2}", reason="") for i in range(1, 5)]
+    (group,) = groups(scenario, placed, facts.groups)
+    shown = group_json(group)
+    assert shown["placement"] == "rack-b"
+    assert shown["placementsRefused"] == [{"placement": "rack-a", "plugin": "RackGang"}]
+    assert group_line(group).endswith("; 1 attempt(s); placement rack-b; rack-a refused by RackGang")
+    # the log of a group with pods only: the framework's V(4) is asked for
+    vmodule, shown_detail = replay.detail_level(scenario)
+    assert logs.GROUP_VMODULE in vmodule.split(",") and "placements refused" in shown_detail
+
+
 def test_an_attempt_whose_header_cannot_be_read_keeps_its_place() -> None:
     garbled = LOG_1_28.replace("I1203 20:40:01.100000", "I1203 2x:40:01.100000")
     facts = logs.read_log(garbled.splitlines())

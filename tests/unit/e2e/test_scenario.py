@@ -129,6 +129,14 @@ def test_every_key_becomes_what_the_api_takes(tmp_path: Path) -> None:
     assert [p.key for p in loaded.all_pods()] == ["ml/train", "bound", "urgent", "ml/late"]
 
 
+def test_backlog_is_read_and_off_unless_given(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("nodes: [{name: a}]\npods: [{name: p}]\n")
+    assert scenario.load_scenario(path).backlog is False
+    path.write_text("backlog: true\nnodes: [{name: a}]\npods: [{name: p}]\n")
+    assert scenario.load_scenario(path).backlog is True
+
+
 def test_reschedule_makes_bound_pods_pending(tmp_path: Path) -> None:
     from kplugin.kube import labelselector
 
@@ -399,6 +407,10 @@ BAD_INPUTS = {
     "duplicate-pod-in-namespace": (
         "nodes: [{name: a}]\npods: [{name: p, namespace: x}, {name: p, namespace: x}]\n",
         "pod 'x/p' is named twice",
+    ),
+    "backlog-not-a-bool": (
+        "backlog: later\nnodes: [{name: a}]\npods: [{name: p}]\n",
+        "backlog: 'later' must be true or false",
     ),
     "expect-deleted-pod-node": (
         "nodes: [{name: a}]\npods: [{name: p}]\nexpect: {p: [a, b]}\n",

@@ -225,16 +225,16 @@ def test_gang_scheduling_comes_with_generic_workload_where_it_has_a_gate_of_its_
     control plane and scheduler get it wherever GenericWorkload is on, and a pod group of
     the scenario alone brings it too; at 1.37 it is never named (its binaries refuse an
     unknown gate)."""
-    from kplugin.e2e import run
+    from kplugin.e2e import gates, run
     from kplugin.e2e.scenario import load_scenario
     from kplugin.model.project import load
 
     both = "GangScheduling=true,GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
-    for version, gates in (("1.36", both), ("1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true")):
+    for version, named in (("1.36", both), ("1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true")):
         project = load(new(kplugin, tmp_path / version, "racks", version, "--extension-points", POINTS))
         deployment = (project.root / "deploy/deployment.yaml").read_text()
-        assert f"- --feature-gates={gates}\n" in deployment, deployment
-        assert project.gate_flags.scheduler == (f"--feature-gates={gates}",)
+        assert f"- --feature-gates={named}\n" in deployment, deployment
+        assert project.gate_flags.scheduler == (f"--feature-gates={named}",)
     (tmp_path / "grouped.yaml").write_text(
         "nodes: [{name: n1}]\n"
         "objects:\n"
@@ -245,7 +245,7 @@ def test_gang_scheduling_comes_with_generic_workload_where_it_has_a_gate_of_its_
     grouped = load_scenario(tmp_path / "grouped.yaml")
     plain = load(new(kplugin, tmp_path / "plain", "plain", "1.36"))
     inputs = run.Inputs(project=plain, scenario=grouped, config=None, rbac=None, notices=())  # type: ignore[arg-type]
-    flags = run.gate_flags(inputs)
+    flags = gates.gate_flags(inputs)
     assert flags.scheduler == ("--feature-gates=GangScheduling=true,GenericWorkload=true",)
     assert flags.apiserver == (*flags.scheduler, "--runtime-config=scheduling.k8s.io/v1alpha2=true")
 
@@ -274,7 +274,7 @@ def test_doctor_at_1_36_finds_gang_scheduling_off(kplugin: Kplugin, tmp_path: Pa
 
 
 def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugin, tmp_path: Path) -> None:
-    from kplugin.e2e import run
+    from kplugin.e2e import gates, run
     from kplugin.model import manifests, versions
     from kplugin.model.project import load
 
@@ -289,17 +289,17 @@ def test_e2e_starts_the_control_plane_with_the_gates_in_one_line(kplugin: Kplugi
     project = load(new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}"))
     inputs = run.Inputs(project=project, scenario=DEFAULT_SCENARIO, config=None, rbac=None, notices=())  # type: ignore[arg-type]
     local = run.local_clusters(tmp_path / "apiserver", inputs, print)(tmp_path / "work", "plugin")
-    gates = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
-    assert local.plane.extra_args == (gates, "--runtime-config=scheduling.k8s.io/v1beta1=true")  # type: ignore[attr-defined]
-    assert local.scheduler_args == (gates,)  # type: ignore[attr-defined]
-    line = run.gates_line(inputs)
-    assert line is not None and "kube-apiserver runs with" in line and f"kube-scheduler with {gates}" in line
+    flag = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+    assert local.plane.extra_args == (flag, "--runtime-config=scheduling.k8s.io/v1beta1=true")  # type: ignore[attr-defined]
+    assert local.scheduler_args == (flag,)  # type: ignore[attr-defined]
+    line = gates.gates_line(inputs)
+    assert line is not None and "kube-apiserver runs with" in line and f"kube-scheduler with {flag}" in line
     # a project without such points starts them as before, and says nothing
     plain = load(new(kplugin, tmp_path, "plain", "1.37"))
     inputs = run.Inputs(project=plain, scenario=DEFAULT_SCENARIO, config=None, rbac=None, notices=())  # type: ignore[arg-type]
     local = run.local_clusters(tmp_path / "apiserver", inputs, print)(tmp_path / "work", "plugin")
     assert local.plane.extra_args == () and local.scheduler_args == ()  # type: ignore[attr-defined]
-    assert run.gates_line(inputs) is None
+    assert gates.gates_line(inputs) is None
 
 
 def test_a_kplugin_yaml_listing_a_point_its_version_lacks_is_refused_everywhere(
@@ -462,27 +462,27 @@ def test_a_scenario_with_pod_groups_its_minor_lacks_is_refused_in_one_line(
 def test_a_scenario_with_pod_groups_turns_the_gate_on_for_any_plugin(kplugin: Kplugin, tmp_path: Path) -> None:
     """A Filter/Score project replaying a gang: the scenario's PodGroups need
     GenericWorkload and the API version that serves them, whatever the plugins' points."""
-    from kplugin.e2e import run
+    from kplugin.e2e import gates, run
     from kplugin.model.project import load
 
     project = load(new(kplugin, tmp_path, "plain", "1.37"))
     scenario = run.read_scenario(GANG, project.target, project.root)
     inputs = run.Inputs(project=project, scenario=scenario, config=None, rbac=None, notices=())  # type: ignore[arg-type]
-    flags = run.gate_flags(inputs)
+    flags = gates.gate_flags(inputs)
     assert flags.scheduler == ("--feature-gates=GenericWorkload=true",)
     assert flags.apiserver == (
         "--feature-gates=GenericWorkload=true",
         "--runtime-config=scheduling.k8s.io/v1beta1=true",
     )
-    line = run.gates_line(inputs)
+    line = gates.gates_line(inputs)
     assert line is not None and line.endswith("the scenario's pod groups need them"), line
     # the plugins' points and the scenario's pod groups: one flag with both gates, both reasons
     racks = load(new(kplugin, tmp_path, "racks", "1.37", "--extension-points", f"filter,{POINTS}"))
     inputs = run.Inputs(project=racks, scenario=scenario, config=None, rbac=None, notices=())  # type: ignore[arg-type]
-    assert run.gate_flags(inputs).scheduler == (
+    assert gates.gate_flags(inputs).scheduler == (
         "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",
     )
-    line = run.gates_line(inputs)
+    line = gates.gates_line(inputs)
     assert line is not None and line.endswith("the plugins' points and the scenario's pod groups need them"), line
 
 
@@ -490,7 +490,7 @@ def test_a_kubectl_list_of_a_workload_its_pod_group_and_pods(kplugin: Kplugin, t
     """A kubectl List carries the workload-aware scheduling API's objects: read as objects
     of their kinds at 1.37 (gates and API turned on for them), refused in one line at 1.36
     (which serves them as v1alpha2)."""
-    from kplugin.e2e import run
+    from kplugin.e2e import gates, run
     from kplugin.e2e.scenario import is_workload_api
     from kplugin.model.project import load
 
@@ -504,7 +504,7 @@ def test_a_kubectl_list_of_a_workload_its_pod_group_and_pods(kplugin: Kplugin, t
     ]
     assert [p.spec["schedulingGroup"] for p in scenario.pods] == [{"podGroupName": "batch-workers"}] * 2
     inputs = run.Inputs(project=project, scenario=scenario, config=None, rbac=None, notices=())  # type: ignore[arg-type]
-    assert run.gate_flags(inputs).apiserver == (
+    assert gates.gate_flags(inputs).apiserver == (
         "--feature-gates=GenericWorkload=true",
         "--runtime-config=scheduling.k8s.io/v1beta1=true",
     )
