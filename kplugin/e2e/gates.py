@@ -3,14 +3,23 @@ scenario's pod groups) with --feature-gates last, and what the run says about th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from kplugin.core.errors import Setting
-from kplugin.e2e.scenario import pod_group_gates
+from kplugin.e2e.scenario import Scenario, pod_group_gates
 from kplugin.model.manifests import GateFlags
+from kplugin.model.project import Project
 
-if TYPE_CHECKING:
-    from kplugin.e2e.run import Inputs
+
+class Inputs(Protocol):
+    """What the gates of a run depend on (kplugin.e2e.run.Inputs has it)."""
+
+    @property
+    def project(self) -> Project: ...
+    @property
+    def scenario(self) -> Scenario: ...
+    @property
+    def feature_gates(self) -> tuple[tuple[str, bool], ...]: ...
 
 
 def gate_flags(inputs: Inputs) -> GateFlags:
