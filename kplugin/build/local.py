@@ -50,15 +50,15 @@ class LocalBuilder:
                 f"local Go {text} is older than go {need[0]}.{need[1]}, which Kubernetes "
                 f"{project.version} needs; install a newer Go or use {Setting.BUILDER} docker"
             )
-        out_root = request.output or project.root / "bin"
+        out_root = request.output or project.bin_dir
         ldflags = BuildFacts.of(project).ldflags
         for plat in platforms:
             out_dir = out_root if len(platforms) == 1 else out_root / plat.slug
             out_dir.mkdir(parents=True, exist_ok=True)
             binary = out_dir / "kube-scheduler"
-            progress(f"go build ./cmd/scheduler for {plat} ({text})")
+            progress(f"go build {project.main_package} for {plat} ({text})")
             env = {"CGO_ENABLED": "0", "GOOS": plat.os, "GOARCH": plat.arch, **golang.compile_env(), **toolchain}
-            cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(binary), "./cmd/scheduler"]
+            cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(binary), project.main_package]
             try:
                 output = proc.run(cmd, cwd=project.root, env=env, what="go build")
             except ToolError as err:

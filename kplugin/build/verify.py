@@ -39,9 +39,11 @@ def verify(binary: Path, plat: Platform, project: Project, progress: Progress) -
         raise OperationError(f"{binary} is for {info.arch}, not {plat.arch}")
     version = None
     if plat.arch == host_arch():
-        out = proc.run([str(binary), "--version"], what="kube-scheduler --version", timeout=60).strip()
+        command = [str(binary), *project.scheduler_arguments, "--version"]
+        out = proc.run(command, what="kube-scheduler --version", timeout=60).strip()
         if out != f"Kubernetes {project.version.tag}":
-            raise OperationError(f"{binary} --version says {out!r}, expected 'Kubernetes {project.version.tag}'")
+            shown = " ".join([str(binary), *project.scheduler_arguments])
+            raise OperationError(f"{shown} --version says {out!r}, expected 'Kubernetes {project.version.tag}'")
         version = out
     data = binary.read_bytes()
     return Binary(

@@ -55,6 +55,7 @@ def root(
 # (building every command's parameters costs more start-up than the rest of kplugin).
 COMMANDS = {
     "new": "kplugin.cli.new",
+    "adopt": "kplugin.cli.adopt",
     "build": "kplugin.cli.build",
     "render-config": "kplugin.cli.render_config",
     "doctor": "kplugin.cli.doctor",
@@ -70,6 +71,7 @@ COMMANDS = {
 # commands then needs none of their modules (a test keeps these equal to the docstrings).
 SUMMARIES = {
     "new": "Generate a complete scheduler plugin project.",
+    "adopt": "Make an existing scheduler-plugin repository a kplugin project: read it, write kplugin.yaml.",
     "build": "Build the project's kube-scheduler (static) and its image, then verify the binary.",
     "render-config": "Render the KubeSchedulerConfiguration for the project and a Kubernetes version.",
     "doctor": "Find what silently breaks scheduler plugins in production. Exit 1 on any error.",
@@ -142,6 +144,8 @@ def main(argv: list[str] | None = None) -> None:
             hint = f" (see '{ctx.command_path} --help')"
         # typer and click >= 8.2 both append their suggestion: say it once
         message = re.sub(r"( Did you mean [^?]*\?)(\1)+", r"\1", err.format_message())
+        if message.count("Did you mean") > 1:  # several matches: typer's list and click's, in other words
+            message = re.sub(r" \(Did you mean one of: [^)]*\)", "", message)
         # click quotes the whole bad value: a number of 5,000 digits is shown by its start
         message = re.sub(r"'([^'\n]{40})[^'\n]{20,}'", r"'\1...'", message)
         sys.stderr.write(f"kplugin: error: {message}{hint}\n")

@@ -81,9 +81,9 @@ def build(
         validate_image(image)
     _check_options(go_image, base_image, network, output)
     log_target = safefs.output_target(log_file, "--log-file", force=True) if log_file is not None else None
-    pinned, target = load_for_version(path, template, k8s)
+    pinned, target = load_for_version(path, template, k8s, adopted=True)
     platforms = builds.parse_platforms(platform)
-    choice = builds.choose_builder(builder)
+    choice = _adopted_choice(pinned, target, builder) if pinned.layout else builds.choose_builder(builder)
     steps = _Steps(verbose)
     request = builds.BuildRequest(
         project=pinned,
@@ -104,6 +104,25 @@ def build(
         if log_target is not None:
             safefs.write_atomic(log_target, ("\n".join(steps.log_lines) + "\n").encode())
     _print(result, as_json, time.monotonic() - steps.started)
+
+
+def _adopted_choice(project: "Project", target: "Target", builder: str) -> "Choice":
+    """An adopted repository builds with the local Go at its own version, for now: its own
+    Dockerfile is left alone and a retargeted copy needs its code moved (kplugin upgrade)."""
+    from kplugin.build import BuilderName, Choice
+    from kplugin.core.errors import UsageError
+
+    if target.version != project.version:
+        raise UsageError(
+            f"--k8s {target.version}: an adopted repository builds at its own pin ({project.version}) for now; "
+            "move it with its own tools, then kplugin adopt --force"
+        )
+    if builder == BuilderName.DOCKER:
+        raise UsageError(
+            "--builder docker: an adopted repository builds with --builder local for now (its Dockerfile stays "
+            "its own); use --builder local"
+        )
+    return Choice(BuilderName.LOCAL, "an adopted repository: the local Go toolchain")
 
 
 def _check_options(go_image: str | None, base_image: str, network: str | None, output: Path | None) -> None:

@@ -47,6 +47,7 @@ FLAGS: dict[Setting, str] = {
     Setting.PLURAL: "--plural",
     Setting.PLUGIN: "--plugin",
     Setting.FEATURE_GATES: "--feature-gates",
+    Setting.PROJECT_NAME: "--name",
 }
 
 

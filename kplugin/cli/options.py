@@ -46,21 +46,23 @@ Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write here 
 Force = Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")]
 
 
-def load_project(path: Path, template: Path | None) -> "Project":
+def load_project(path: Path, template: Path | None, adopted: bool = False) -> "Project":
     """The project at ``path``, to be rendered through the fork ``template`` (checked
     first) where one is given. A project made from a fork is refused without it where
     its template is rendered (Project.spec)."""
     from kplugin.generate.templating import fork
     from kplugin.model import project as projects
 
-    project = projects.load(path)
+    project = projects.load(path, adopted)
     return project if template is None else project._replace(template=fork(template))
 
 
-def load_for_version(path: Path, template: Path | None, k8s: str | None) -> "tuple[Project, Target]":
+def load_for_version(
+    path: Path, template: Path | None, k8s: str | None, adopted: bool = False
+) -> "tuple[Project, Target]":
     """The project and the version build, e2e and bench work on: the project's, or --k8s
     (a retargeted copy, rendered from the template)."""
     from kplugin.model.versions import resolve
 
-    project = load_project(path, template)
+    project = load_project(path, template, adopted)
     return project, resolve(k8s) if k8s is not None else project.target

@@ -41,8 +41,44 @@ def upgrade(
 
     if k8s is None:
         raise UsageError("missing --k8s; e.g. kplugin upgrade --k8s 1.37 (kplugin versions lists them)")
-    project = load_project(path, template)
+    project = load_project(path, template, adopted=True)
+    if project.layout is not None:
+        _move(project, resolve(k8s), dry_run, as_json)
+        return
     _run(project, resolve(k8s), keep_edited, not no_tidy, dry_run, as_json)
+
+
+def _move(project: "Project", target: "Target", dry_run: bool, as_json: bool) -> None:
+    """An adopted repository moved to ``target``: pins, code and configuration, reported."""
+    from kplugin.adopt import move
+    from kplugin.cli.console import out, say, status
+
+    if target.version == project.version:
+        say(f"nothing to change: {project.root.name} is at Kubernetes {target.version}")
+        return
+    doing = f"moving {project.root.name} from Kubernetes {project.version} to {target.version}"
+    with status(f"{doing} (go mod tidy, go build ./...)…"):
+        moved = move.move(project, target, dry_run)
+    rewritten = {str(p): done for p, done in sorted(moved.rewritten.items())}
+    if as_json:
+        payload = {
+            "from": str(moved.old.version), "to": str(moved.new.version), "dry_run": dry_run,
+            "changed": [str(p) for p in moved.changed], "rewritten": rewritten,
+            "migrated": [str(p) for p in moved.migrated],
+        }  # fmt: skip
+        out(json.dumps(payload, indent=2) + "\n")
+        return
+    if dry_run and moved.diff:
+        out("".join(moved.diff))
+    for path, done in rewritten.items():
+        say(f"{path}: " + ", ".join(done))
+    for config in moved.migrated:
+        say(f"{config}: kubescheduler.config.k8s.io/v1 (its apiVersion is not served by {moved.new.version.minor_key})")
+    verb = "would change" if dry_run else "changed"
+    say(
+        f"Kubernetes {moved.old.version} → {moved.new.version}: {verb} {len(moved.changed)} file(s)"
+        + ("" if dry_run else "; it builds (go build ./...); run its tests: go test ./...")
+    )
 
 
 REFRESH_EPILOG = """Examples:
@@ -71,7 +107,7 @@ def _run(project: "Project", target: "Target", keep_edited: bool, tidy: bool, dr
     from kplugin.cli.console import out, say, status
     from kplugin.generate import upgrade
 
-    prepared = upgrade.prepare(project, target, keep_edited=keep_edited, progress=say)
+    prepared = upgrade.prepare(project, target, keep_edited=keep_edited, tidy=tidy, progress=say)
     same = target.version == project.version
     doing = (
         f"refreshing {project.root.name}'s generated files"

@@ -55,6 +55,7 @@ class Setting(StrEnum):
     PLURAL = "{plural}"
     PLUGIN = "{plugin}"
     FEATURE_GATES = "{feature_gates}"
+    PROJECT_NAME = "{project_name}"
 
     @property
     def words(self) -> str:
@@ -100,6 +101,7 @@ _WORDS = {
     Setting.PLURAL: "resource plural",
     Setting.PLUGIN: "plugin",
     Setting.FEATURE_GATES: "feature gate settings",
+    Setting.PROJECT_NAME: "project name",
 }
 
 

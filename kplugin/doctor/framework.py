@@ -4,72 +4,21 @@ framework itself."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from kplugin.core.errors import Setting, UsageError
+from kplugin.core.errors import UsageError
 from kplugin.doctor.context import Context
 from kplugin.doctor.rules import Problem
 from kplugin.generate import gosource
 from kplugin.model import goapi, points, rbacrules
+from kplugin.model.apichanges import API_CHANGES, framework_moves
 from kplugin.model.apifacts import QueuedInfo
 from kplugin.model.spec import ExtensionPoint, PluginSpec
 from kplugin.model.versions import supported_releases
-
-_MOVED_FIX = f"these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"
-
-
-@cache
-def framework_moves() -> tuple[tuple[str, str, str, str], ...]:
-    """What moved from k8s.io/kubernetes/pkg/scheduler/framework to
-    k8s.io/kube-scheduler/framework, minor by minor: the names --api native code of one
-    minor spells framework.X and of the next fwk.X (goapi.native_names, from the catalog's
-    facts: 1.34 the data types, 1.35 the plugin interfaces and Handle), as API_CHANGES
-    rows."""
-    releases = sorted(supported_releases(), key=lambda r: r.newest.minor)
-    rows = []
-    for before, after in itertools.pairwise(releases):
-        old, new = goapi.native_names(before.facts), goapi.native_names(after.facts)
-        moved = sorted(
-            {
-                spelled.split(".", 1)[1]
-                for name, was in old.items()
-                if (spelled := was.lstrip("*")).startswith("framework.")
-                and new.get(name, "").lstrip("*") == "fwk." + spelled.split(".", 1)[1]
-            }
-        )
-        if moved:
-            rows.append((rf"\bframework\.(?:{'|'.join(moved)})\b", after.key, "api-removed", _MOVED_FIX))
-    return tuple(rows)
-
-
-# What the framework removed or deprecated, as --api native code would spell it (layer
-# code goes through internal/fw, which kplugin keeps current): pattern, minor from which
-# it applies, rule, what to write instead. The moves to fwk are derived (framework_moves).
-API_CHANGES: tuple[tuple[str, str, str, str], ...] = (
-    (r"\b(?:framework|fwk)\.(?:QueueAfterBackoff|QueueImmediately)\b", "1.29", "api-removed",
-     "return Queue (and an error) from QueueingHintFn"),
-    (r"\bframework\.GVK\b", "1.32", "api-removed", "it is framework.EventResource from 1.32 (fwk's from 1.34)"),
-    (r"\b(?:framework|fwk)\.(?:MaxNodeScore|MinNodeScore)\b", "1.36", "api-deprecated", "use MaxScore and MinScore"),
-    # 1.38 (read in k8s.io/kube-scheduler v0.38.0-beta.0 framework/ and k8s.io/kubernetes
-    # v1.38.0-beta.0 pkg/scheduler, pkg/features, diffed against 1.37.2)
-    (r"\bNominatedPodsForNode\(\s*(?!logger\b|klog\.)", "1.38", "api-removed",
-     "NominatedPodsForNode takes the logger first from 1.38: NominatedPodsForNode(logger, nodeName)"),
-    (r"\bGetPodGroupSchedulingCycle\(", "1.38", "api-removed", "it is GetPodGroupCycleState from 1.38"),
-    (r"\bGetUnscheduledPods\(", "1.38", "api-removed", "it is GetAllUnscheduledPods from 1.38"),
-    (r"\bfwk\.MustParseEntityKey\b", "1.38", "api-removed", "PodGroupInfo.GetKey returns an EntityKey from 1.38"),
-    (r"\bframework\.(?:PlacementFeasiblePlugin|PlacementProgress)\b", "1.38", "api-removed",
-     "it moved to k8s.io/kube-scheduler/framework (fwk) in 1.38"),
-    (r"\bfeatures\.(?:PodGroupPreemptionPolicy|DynamicResourceAllocation|InPlacePodVerticalScaling|"
-     r"MatchLabelKeysInPodAffinity|PodSchedulingReadiness)\b", "1.38", "api-removed",
-     "the feature gate is gone from 1.38 (GA and locked, or removed): drop the check"),
-    (r"\bEnable(?:DynamicResourceAllocation|InPlacePodVerticalScaling|PodGroupPreemptionPolicy)\b", "1.38",
-     "api-removed", "feature.Features has no such field from 1.38: the feature is always on"),
-)  # fmt: skip
 
 # The framework's packages, which layer code reaches only through internal/fw.
 FRAMEWORK_PACKAGES = ("k8s.io/kubernetes/pkg/scheduler/framework", "k8s.io/kube-scheduler/framework")

@@ -33,6 +33,26 @@ def package_name(path: str) -> str:
     return parts[-1].replace("-", "").removeprefix("go-")
 
 
+def shape_of(text: str) -> str:
+    """Go source with comments and string/rune literals blanked to spaces (offsets and
+    lines kept): only code is left to match."""
+    return _NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), text)
+
+
+_IMPORT_ONE = re.compile(r'^import\s+(?:(?P<alias>[\w.]+)\s+)?"(?P<path>[^"]+)"', re.M)
+_IMPORT_GROUP = re.compile(r"^import\s*\((?P<body>.*?)^\)", re.M | re.S)
+_IMPORT_SPEC = re.compile(r'^\s*(?:(?P<alias>[\w.]+)\s+)?"(?P<path>[^"]+)"', re.M)
+
+
+def imports(code: str) -> dict[str, str]:
+    """The imports of a file's code (comments blanked): the name each is used by -> its
+    path (blank and dot imports left out)."""
+    pairs = [(m["alias"], m["path"]) for m in _IMPORT_ONE.finditer(code)]
+    for block in _IMPORT_GROUP.finditer(code):
+        pairs += [(m["alias"], m["path"]) for m in _IMPORT_SPEC.finditer(block["body"])]
+    return {alias or package_name(path): path for alias, path in pairs if alias not in {"_", "."}}
+
+
 def used_names(source: str) -> set[str]:
     """Identifiers used as ``name.`` qualifiers in code (not comments or strings)."""
     code = _NOT_CODE.sub(" ", source)

@@ -28,7 +28,7 @@ from kplugin.model.project import EDITED_FILES
 
 EXECUTABLE_SUFFIXES = (".sh",)
 # Never copied into a stage: build output, VCS data, other stages.
-_NOT_STAGED = {"bin", "dist", ".git"}
+_NOT_STAGED = {"bin", "dist", ".git", ".kplugin"}
 # Files tools edit in the stage (go mod tidy): moved into place whenever they changed.
 _TOOL_EDITED = tuple(PurePosixPath(p) for p in EDITED_FILES)
 

@@ -195,17 +195,21 @@ def _directive_key(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", text))
 
 
+_KUBERNETES = "k8s.io/kubernetes"
 # kplugin's own replace block in go.mod, comment included (see the go.mod template).
 _REPLACE_BLOCK = re.compile(r"^// k8s\.io/kubernetes requires its staging modules.*?^\)\n", re.M | re.S)
 
 
-def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) -> None:
+def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes, *, adopted: bool = False) -> None:
     """Move go.mod from ``old`` to ``new``: the go directive, k8s.io/kubernetes and a
     replace for every staging module of the new release (kplugin's replace block is
     swapped for the one in ``rendered_go_mod``). The k8s.io and sigs.k8s.io
     requirements and every indirect one are dropped for ``go mod tidy`` to recompute:
     kept, the newer ones would win a downgrade (minimal version selection keeps the
-    highest). The user's own requirements and replaces stay."""
+    highest). The user's own requirements and replaces stay. In an ``adopted`` repository
+    only k8s.io/kubernetes and the staging modules are dropped (its other requirements,
+    sigs.k8s.io's included, are its own choice), and its toolchain line stays unless the
+    new version needs one."""
     if proc.which("go") is None:
         raise OperationError("Go is not on PATH; kplugin needs it to re-pin go.mod (install Go 1.22 or newer)")
     go_mod = module_dir / "go.mod"
@@ -226,24 +230,31 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes) ->
     wanted = new.release.go_directive
     if go_line == old.release.go_directive or _directive_key(go_line) < _directive_key(wanted):
         edits.append(f"-go={wanted}")
+    staging = set(old.release.staging_modules) | set(new.release.staging_modules)
     for require in current.get("Require") or []:
         path = str(require["Path"])
+        if adopted and (path not in staging or path == _KUBERNETES):
+            continue  # its own; k8s.io/kubernetes is moved where it stands (-require below)
         if require.get("Indirect") or path.startswith(("k8s.io/", "sigs.k8s.io/")):
             edits.append(f"-droprequire={path}")
     edits.append(f"-require=k8s.io/kubernetes@{new.version.tag}")
     # the Go the new version needs: its toolchain line and godebug, or none
-    edits.append(f"-toolchain={new.release.toolchain or 'none'}")
+    if not adopted or new.release.toolchain:
+        edits.append(f"-toolchain={new.release.toolchain or 'none'}")
     if old.release.godebug and old.release.godebug != new.release.godebug:
         edits.append(f"-dropgodebug={old.release.godebug.split('=')[0]}")
     if new.release.godebug:
         edits.append(f"-godebug={new.release.godebug}")
     if not kept_block:  # the user rewrote the block: re-pin replace by replace
-        staging = set(old.release.staging_modules) | set(new.release.staging_modules)
+        pinned = {m: new.version.staging_tag for m in new.release.staging_modules} | {_KUBERNETES: new.version.tag}
+        kept = set()
         for replace in current.get("Replace") or []:
-            old_path = str(replace["Old"]["Path"])
-            if old_path in staging or (old_path.startswith("k8s.io/") and replace["New"].get("Version")):
+            old_path, to = str(replace["Old"]["Path"]), replace["New"]
+            if (to.get("Path"), to.get("Version")) == (old_path, pinned.get(old_path)):
+                kept.add(old_path)  # at the new version already: left where it stands
+            elif old_path in staging or (old_path.startswith("k8s.io/") and to.get("Version")):
                 edits.append(f"-dropreplace={old_path}")
-        edits += [f"-replace={m}={m}@{new.version.staging_tag}" for m in new.release.staging_modules]
+        edits += [f"-replace={m}={m}@{new.version.staging_tag}" for m in new.release.staging_modules if m not in kept]
     _go(module_dir, "go mod edit", "mod", "edit", *edits)
 
 

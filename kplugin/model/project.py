@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from kplugin.core.errors import Setting, UsageError
 from kplugin.model import apitypes, crds, manifests, rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
+from kplugin.model.layout import GENERATED_MAIN, Layout
 from kplugin.model.spec import (
     ExtensionPoint,
     PluginSpec,
@@ -17,6 +18,7 @@ from kplugin.model.spec import (
     gates_of,
     package_name,
     parse_extension_points,
+    registered_name_problem,
     require_available,
     retag_image,
     validate_api,
@@ -56,6 +58,24 @@ class Project(NamedTuple):
     template: Path | None = None
     # the project's own API types (kplugin add api)
     apis: tuple[apitypes.ApiType, ...] = ()
+    # where an adopted repository keeps what kplugin needs (kplugin adopt); None: made by kplugin
+    layout: Layout | None = None
+
+    @property
+    def main_package(self) -> str:
+        """The main package that builds the scheduler, as go build takes it."""
+        return self.layout.main_package if self.layout is not None else GENERATED_MAIN
+
+    @property
+    def bin_dir(self) -> Path:
+        """Where a local build puts kube-scheduler: bin/, or in an adopted repository
+        .kplugin/bin/ (a folder of kplugin's own: nothing of the repository's is replaced)."""
+        return self.root / (".kplugin/bin" if self.layout is not None else "bin")
+
+    @property
+    def scheduler_arguments(self) -> tuple[str, ...]:
+        """The arguments before the scheduler's own flags (an adopted binary's subcommand)."""
+        return self.layout.arguments if self.layout is not None else ()
 
     @property
     def gates(self) -> tuple[str, ...]:
@@ -122,16 +142,18 @@ _KEYS = {
     "plugins",
     "apis",
     "generated",
+    "adopted",
 }
 _PLUGIN_KEYS = {"name", "package", "extensionPoints", "args", "argsSha256"}
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
 _VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,2}([-+][0-9A-Za-z.-]{1,40})?", re.ASCII)
 
 
-def load(path: Path) -> Project:
+def load(path: Path, adopted: bool = False) -> Project:
     """Read PATH/kplugin.yaml. It is untrusted input (a pull request can change it):
     every field is checked with the rules the command line applies, before anything
-    uses it. A missing or bad file is a usage error naming the file and the field."""
+    uses it. A missing or bad file is a usage error naming the file and the field.
+    A repository kplugin adopted is refused unless the caller works on one (``adopted``)."""
     from kplugin.core import safefs, yamlio
 
     try:
@@ -143,15 +165,22 @@ def load(path: Path) -> Project:
     if data is None:
         raise UsageError(f"{path} is not a kplugin project (no {PROJECT_FILE}); run kplugin new first")
     raw: Any = yamlio.parse(safefs.decode(data, "project file", meta_file), f"project file {meta_file}", path=meta_file)
-    return parse(root, raw)
+    project = parse(root, raw)
+    if project.layout is not None and not adopted:
+        raise UsageError(
+            f"{path} is a repository kplugin adopted ({PROJECT_FILE}: adopted); this command does not work on one "
+            f"yet: kplugin adopt, upgrade and build {Setting.BUILDER} local do"
+        )
+    return project
 
 
 class _Reader:
     """kplugin.yaml's fields checked one by one: each problem one line naming the file,
     the field and that the file must be restored (it is kplugin's, and untrusted)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, adopted: bool = False) -> None:
         self.meta_file = root / PROJECT_FILE
+        self.adopted = adopted  # an adopted repository's plugins: any name it registers, any package
 
     def where(self, key: str) -> str:
         return f"{self.meta_file}: {key}"
@@ -171,9 +200,14 @@ class _Reader:
             )
         if "name" not in entry or "extensionPoints" not in entry:
             raise self.fail(at, "needs name and extensionPoints")
-        plugin_name = validate_plugin_name(entry["name"], self.where(f"{at}.name"))
+        if self.adopted:
+            if (problem := registered_name_problem(entry["name"])) is not None:
+                raise self.fail(f"{at}.name", f"{str(entry['name'])[:60]!r} {problem}")
+            plugin_name = entry["name"]
+        else:
+            plugin_name = validate_plugin_name(entry["name"], self.where(f"{at}.name"))
         package = entry.get("package", package_name(plugin_name))
-        if package != package_name(plugin_name):
+        if not self.adopted and package != package_name(plugin_name):
             raise self.fail(
                 f"{at}.package", f"{package!r} is not {package_name(plugin_name)!r}, the package of {plugin_name}"
             )
@@ -202,7 +236,7 @@ class _Reader:
             if twice:
                 raise self.fail("plugins", f"names the {what} {twice[0]!r} twice")
         sorters = [p.name for p in plugins if p.has(ExtensionPoint.QUEUE_SORT)]
-        if len(sorters) > 1:
+        if len(sorters) > 1 and not self.adopted:  # a repository's profiles may each pick another
             raise self.fail(
                 "plugins", f"has {len(sorters)} QueueSort plugins ({', '.join(sorters)}); a profile takes one"
             )
@@ -233,7 +267,9 @@ class _Reader:
 
 
 def parse(root: Path, raw: Any) -> Project:
-    reader = _Reader(root)
+    from kplugin.model import layout as layouts
+
+    reader = _Reader(root, adopted=isinstance(raw, dict) and "adopted" in raw)
     where, fail = reader.where, reader.fail
     if not isinstance(raw, dict):
         raise fail("the document", f"must be a mapping, not {type(raw).__name__}")
@@ -255,6 +291,9 @@ def parse(root: Path, raw: Any) -> Project:
     if raw.get("template", "fork") != "fork":
         raise fail("template", f"{str(raw['template'])[:40]!r} is not 'fork' (the only value: made from a fork)")
     plugins, args_digests = reader.plugins(raw["plugins"], target)
+    layout = layouts.parse(raw["adopted"], fail) if reader.adopted else None
+    if layout is not None and sorted(layout.plugins) != sorted(p.name for p in plugins):
+        raise fail("adopted.plugins", "must name the plugins of plugins, each once")
     return Project(
         root=root,
         name=name,
@@ -268,4 +307,5 @@ def parse(root: Path, raw: Any) -> Project:
         generated=reader.generated(raw.get("generated")),
         fork="template" in raw,
         apis=apitypes.parse(raw.get("apis"), where("apis")),
+        layout=layout,
     )

@@ -146,6 +146,18 @@ def plugin_name_problem(name: str) -> str | None:
     return None
 
 
+# a name a repository registers with app.WithPlugin (kplugin adopt): any string the
+# configuration can name; kplugin takes the ones that are safe in YAML, file names and logs
+_REGISTERED = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?", re.ASCII)
+
+
+def registered_name_problem(name: object) -> str | None:
+    """Why a plugin name an adopted repository registers is not one kplugin takes."""
+    if not isinstance(name, str) or not _REGISTERED.fullmatch(name):
+        return "is not 1-63 ASCII letters, digits, '.', '_' or '-' (starting and ending with a letter or digit)"
+    return None
+
+
 def validate_plugin_name(name: str, where: str = "plugin name") -> str:
     problem = plugin_name_problem(_require_str(name, where))
     if problem:

@@ -586,7 +586,7 @@ def test_the_moves_to_fwk_are_derived_from_the_names_of_each_minor() -> None:
     plugin interfaces (every point's that the framework has on every minor) and Handle."""
     import re
 
-    from kplugin.doctor.framework import API_CHANGES, framework_moves
+    from kplugin.model.apichanges import API_CHANGES, framework_moves
     from kplugin.model.points import POINTS
 
     moves = {since: re.compile(pattern) for pattern, since, _, _ in framework_moves()}

@@ -1,0 +1,135 @@
+"""kplugin upgrade on an adopted repository: its code moved to another Kubernetes version,
+not only its pins. In a stage beside the repository: every k8s.io requirement and replace
+re-pinned (the whole staging replace set), the framework's renamed and moved names
+rewritten where the code uses them (adopt.rewrite), configuration files in an apiVersion
+the target minor no longer serves moved to kubescheduler.config.k8s.io/v1, go mod tidy,
+then go build ./... . A compile error left is reported with its file and line, and where
+kplugin knows it, the minor that changed it and what to write instead; then nothing is
+changed. Otherwise the changed files move into place all or nothing (kplugin.yaml
+recorded again from the moved code)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from kplugin.adopt import discover, record
+from kplugin.core import golang, safefs
+from kplugin.core.errors import OperationError
+from kplugin.generate import gorewrite, stage, sync
+from kplugin.model.apichanges import renames
+from kplugin.model.project import PROJECT_FILE, Project
+from kplugin.model.versions import Target
+
+_OLD_CONFIG = re.compile(
+    r"^(?P<key>\s*-?\s*apiVersion:\s*[\"']?)kubescheduler\.config\.k8s\.io/(?P<version>v1beta\d+)", re.M
+)
+_REPLACE_LINE = re.compile(
+    r"^(?P<head>[ \t]*(?:replace[ \t]+)?(?P<module>k8s\.io/[\w.-]+)[ \t]+=>[ \t]+(?P=module)[ \t]+)v[0-9][\w.+-]*",
+    re.M,
+)
+
+
+@dataclass
+class Moved:
+    """What a move changed (or, with --dry-run, would change)."""
+
+    old: Target
+    new: Target
+    changed: list[PurePosixPath] = field(default_factory=list)
+    rewritten: dict[PurePosixPath, list[str]] = field(default_factory=dict)
+    migrated: list[PurePosixPath] = field(default_factory=list)
+    diff: list[str] = field(default_factory=list)  # with --dry-run: the unified diff of the text files
+    notices: list[str] = field(default_factory=list)
+
+
+def bump_replaces(root: Path, old: Target, new: Target) -> None:
+    """go.mod's replace lines of k8s.io/kubernetes and the staging modules moved to the new
+    version where they stand (in their block, with their comments); sync.repin then adds
+    the ones missing and leaves these."""
+    staging = set(old.release.staging_modules) | set(new.release.staging_modules)
+    path = root / "go.mod"
+
+    def bumped(m: re.Match[str]) -> str:
+        module = m["module"]
+        if module == "k8s.io/kubernetes":
+            return f"{m['head']}{new.version.tag}"
+        return f"{m['head']}{new.version.staging_tag}" if module in staging else m[0]
+
+    text = _REPLACE_LINE.sub(bumped, path.read_text())
+    # the staging modules the new version adds, into the block that replaces the others
+    block = re.search(r"^replace \(\n(?P<body>(?:.*\n)*?)\)\n", text, re.M)
+    if block is not None and _REPLACE_LINE.search(block["body"]):
+        present = {m["module"] for m in _REPLACE_LINE.finditer(text)}
+        added = "".join(
+            f"\t{m} => {m} {new.version.staging_tag}\n" for m in new.release.staging_modules if m not in present
+        )
+        text = text[: block.end("body")] + added + text[block.end("body") :]
+    path.write_text(text)
+
+
+def migrate_configs(root: Path, project: Project, target: Target) -> list[PurePosixPath]:
+    """The recorded configuration files whose apiVersion the target minor does not serve,
+    moved to kubescheduler.config.k8s.io/v1 (the value edited in place: comments, order
+    and layout stay)."""
+    assert project.layout is not None
+    served = set(target.release.config_api_versions)
+    migrated = []
+    for config in project.layout.configs:
+        if config.api_version.rpartition("/")[2] in served:
+            continue
+        path = safefs.inside(root, config.path, "configuration file")
+        text = safefs.read_text(path, "configuration file")
+        new = _OLD_CONFIG.sub(lambda m: f"{m['key']}kubescheduler.config.k8s.io/v1", text)
+        if new != text:
+            path.write_text(new)
+            migrated.append(PurePosixPath(config.path))
+    return migrated
+
+
+def _in_stage(project: Project, target: Target, moved: Moved, changes: stage.Changes) -> Callable[[Path], None]:
+    def run(root: Path) -> None:
+        bump_replaces(root, project.target, target)
+        sync.repin(root, project.target, target, b"", adopted=True)
+        rules = renames(project.target.facts, target.facts, project.target.release.key, target.release.key)
+        moved.rewritten = gorewrite.apply(root, rules)
+        moved.migrated = migrate_configs(root, project, target)
+        moved.notices += golang.mod_tidy(root)
+        gorewrite.compile_check(root, project.root.name, project.target, target)
+        again = discover.discover(root, project.name)
+        (root / PROJECT_FILE).write_text(record.text(again._replace(root=project.root)))
+        changes.produced = tuple(sorted({*moved.rewritten, *moved.migrated}))
+
+    return run
+
+
+def _diff(dest: Path, staged: Path, paths: list[PurePosixPath]) -> list[str]:
+    lines: list[str] = []
+    for path in paths:
+        if path.name == "go.sum":
+            continue
+        before = (dest / path).read_text(errors="replace").splitlines(keepends=True) if (dest / path).exists() else []
+        after = (staged / path).read_text(errors="replace").splitlines(keepends=True)
+        lines += difflib.unified_diff(before, after, f"a/{path}", f"b/{path}")
+    return lines
+
+
+def move(project: Project, target: Target, dry_run: bool = False) -> Moved:
+    """Move the adopted repository to ``target``; with ``dry_run`` only say what would change."""
+    moved = Moved(project.target, target)
+    changes = stage.Changes()
+    dest = stage.Destination(project.root, fresh=False)
+    in_stage = _in_stage(project, target, moved, changes)
+    if dry_run:
+        try:
+            with stage.staged(dest, changes, in_stage) as staged:
+                moved.changed = stage.differences(dest, changes, staged)
+                moved.diff = _diff(project.root, staged, moved.changed)
+        except OSError as err:
+            raise OperationError(f"staging {project.root}: {err.strerror or err}") from err
+        return moved
+    moved.changed = stage.apply(dest, changes, in_stage, what="upgrading")
+    return moved

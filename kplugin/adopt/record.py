@@ -1,0 +1,62 @@
+"""What adopt writes: kplugin.yaml, the one file it adds to a repository (never over
+another without --force), and what it shows of what it found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kplugin import __version__
+from kplugin.adopt.discover import Adoption
+from kplugin.core import safefs, yamlio
+from kplugin.model import layout as layouts
+from kplugin.model.goapi import NATIVE
+from kplugin.model.project import PROJECT_FILE
+from kplugin.model.spec import default_image
+
+
+def layout(adoption: Adoption) -> layouts.Layout:
+    found = adoption.files
+    return layouts.Layout(
+        main=str(adoption.main),
+        arguments=adoption.arguments,
+        plugins={
+            p.name: layouts.Registration(p.package, p.factory, p.type_name, p.args_type) for p in adoption.plugins
+        },
+        configs=tuple(layouts.ConfigRecord(str(c.path), c.api_version) for c in found.configs),
+        crds=tuple(str(p) for p in found.crds),
+        dockerfiles=tuple(str(p) for p in found.dockerfiles),
+        makefile=str(found.makefile) if found.makefile else None,
+        charts=tuple(str(p) for p in found.charts),
+        manifests=tuple(str(p) for p in found.manifests),
+    )
+
+
+def document(adoption: Adoption) -> dict[str, Any]:
+    """kplugin.yaml for the repository, its keys in a fixed order."""
+    plugins = [
+        {"name": p.name, "extensionPoints": [str(x) for x in p.points], "args": p.args_type is not None}
+        for p in adoption.plugins
+    ]
+    return {
+        "kplugin": __version__,
+        "name": adoption.name,
+        "module": adoption.module,
+        "kubernetes": str(adoption.target.version),
+        "api": str(NATIVE),
+        "schedulerName": adoption.scheduler_name,
+        "image": default_image(adoption.name, adoption.target.version),
+        "plugins": plugins,
+        "adopted": layout(adoption).document(),
+    }
+
+
+def text(adoption: Adoption) -> str:
+    return yamlio.dump(document(adoption))
+
+
+def write(adoption: Adoption, force: bool) -> Path:
+    """Write ROOT/kplugin.yaml (atomically); an existing one only with ``force``."""
+    target = safefs.check_writable_target(adoption.root, PROJECT_FILE, replace=force)
+    safefs.write_atomic(target, text(adoption).encode())
+    return target

@@ -1,0 +1,141 @@
+"""An adopted repository builds with kplugin build: the main package adopt recorded, with
+the local Go toolchain, static, stamped with its pin and verified with the arguments
+before the scheduler's flags; the repository's own files stay as they were."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from support import REPO, Run, tree
+
+from kplugin.core import elf
+from kplugin.model.versions import resolve
+
+pytestmark = pytest.mark.integration
+
+FIXTURES = REPO / "tests/fixtures/adopt"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "version", "arguments"),
+    [("forkshape", "v1.37.2", []), ("cobrashape", "v1.36.5", ["scheduler"])],
+)
+def test_an_adopted_repository_builds_its_own_main_package(
+    kplugin: Callable[..., Run], tmp_path: Path, fixture: str, version: str, arguments: list[str]
+) -> None:
+    repository = Path(shutil.copytree(FIXTURES / fixture, tmp_path / fixture))
+    assert kplugin("adopt", str(repository)).code == 0
+    before = tree(repository)
+    run = kplugin("build", str(repository), "--json")
+    assert run.code == 0, run.stderr
+    built = json.loads(run.stdout)
+    assert built["builder"] == "local" and built["kubernetes"] == version
+    binary = repository / ".kplugin/bin/kube-scheduler"
+    assert built["binaries"][0]["path"] == str(binary) and elf.inspect(binary).static
+    said = subprocess.run([str(binary), *arguments, "--version"], capture_output=True, text=True, check=True)
+    assert said.stdout.strip() == f"Kubernetes {version}"
+    # the scheduler's own flags are behind the recorded arguments: its help lists them
+    help_text = subprocess.run([str(binary), *arguments, "--help"], capture_output=True, text=True, check=True)
+    assert "--config" in help_text.stdout
+    after = {name: content for name, content in tree(repository).items() if not name.startswith(".kplugin/")}
+    assert after == before
+
+
+def _adopted(kplugin: Callable[..., Run], tmp_path: Path, fixture: str) -> Path:
+    repository = Path(shutil.copytree(FIXTURES / fixture, tmp_path / fixture))
+    assert kplugin("adopt", str(repository)).code == 0
+    return repository
+
+
+@pytest.mark.parametrize(
+    ("fixture", "version", "arguments", "migrated"),
+    [
+        ("forkshape", "1.38.0-beta.0", [], ["manifests/legacy/scheduler-config.yaml"]),
+        ("cobrashape", "1.37.2", ["scheduler"], []),
+    ],
+)
+def test_upgrade_moves_an_adopted_repository_and_it_builds_there(
+    kplugin: Callable[..., Run], tmp_path: Path, fixture: str, version: str, arguments: list[str], migrated: list[str]
+) -> None:
+    repository = _adopted(kplugin, tmp_path, fixture)
+    before = tree(repository)
+    preview = kplugin("upgrade", str(repository), "--k8s", version, "--dry-run")
+    assert preview.code == 0, preview.stderr
+    assert f"+\tk8s.io/kubernetes v{version}" in preview.stdout and tree(repository) == before
+    run = kplugin("upgrade", str(repository), "--k8s", version, "--json")
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["migrated"] == migrated and "go.mod" in result["changed"] and "kplugin.yaml" in result["changed"]
+    go_mod = (repository / "go.mod").read_text()
+    staging = resolve(version).version.staging_tag
+    assert f"k8s.io/kubernetes v{version}" in go_mod
+    assert all(f"{m} => {m} {staging}" in go_mod for m in resolve(version).release.staging_modules)
+    for path in migrated:
+        assert "apiVersion: kubescheduler.config.k8s.io/v1\n" in (repository / path).read_text()
+    assert f"kubernetes: {version}\n" in (repository / "kplugin.yaml").read_text()
+    built = json.loads(kplugin("build", str(repository), "--json").stdout)
+    assert built["kubernetes"] == f"v{version}"
+    binary = repository / ".kplugin/bin/kube-scheduler"
+    said = subprocess.run([str(binary), *arguments, "--version"], capture_output=True, text=True, check=True)
+    assert said.stdout.strip() == f"Kubernetes v{version}"
+
+
+def test_an_upgrade_that_leaves_a_compile_error_names_it_and_changes_nothing(
+    kplugin: Callable[..., Run], tmp_path: Path
+) -> None:
+    repository = _adopted(kplugin, tmp_path, "forkshape")
+    before = tree(repository)
+    # 1.37's QueuedEntityInfo is renamed back to QueuedPodInfo mechanically; GetPriority,
+    # which only 1.37's has, is the error left
+    run = kplugin("upgrade", str(repository), "--k8s", "1.36.5")
+    assert run.code == 1
+    lines = run.stderr.strip().splitlines()
+    error = next(i for i, line in enumerate(lines) if line.startswith("kplugin: error:"))
+    assert "does not compile at Kubernetes 1.36.5 after the mechanical rewrites" in lines[error]
+    assert any(line.strip().startswith("pkg/gang/gang.go:") and "GetPriority undefined" in line for line in lines[1:])
+    assert any("1.37: QueueSort compares QueuedEntityInfo" in line for line in lines)
+    assert tree(repository) == before
+
+
+def test_code_written_for_1_34_is_rewritten_for_1_37_and_its_tests_pass(
+    kplugin: Callable[..., Run], tmp_path: Path, go_env: dict[str, str]
+) -> None:
+    """oldframework spells the plugin interfaces, Handle and MaxNodeScore from 1.34's
+    k8s.io/kubernetes/pkg/scheduler/framework, tests included; 1.35 moved them to
+    k8s.io/kube-scheduler/framework and 1.36 renamed MaxNodeScore."""
+    repository = _adopted(kplugin, tmp_path, "oldframework")
+    run = kplugin("upgrade", str(repository), "--k8s", "1.37.2", "--json")
+    assert run.code == 0, run.stderr
+    rewritten = json.loads(run.stdout)["rewritten"]
+    assert sorted(rewritten) == ["plugins/gang/gang.go", "plugins/spread/spread.go", "plugins/spread/spread_test.go"]
+    assert "framework.Handle -> fwk.Handle" in rewritten["plugins/gang/gang.go"]
+    assert "framework.MaxNodeScore -> fwk.MaxScore" in rewritten["plugins/spread/spread.go"]
+    for path in rewritten:
+        assert "k8s.io/kubernetes/pkg/scheduler/framework" not in (repository / path).read_text()
+    tested = subprocess.run(["go", "test", "./..."], cwd=repository, env=go_env, capture_output=True, text=True)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "ok  \texample.com/oldframework/plugins/spread" in tested.stdout
+
+
+def test_a_native_project_moves_across_minors_with_its_code_rewritten(
+    kplugin: Callable[..., Run], tmp_path: Path, go_env: dict[str, str]
+) -> None:
+    points = "prefilter,filter,postfilter,prescore,score,reserve,permit,enqueueextensions"
+    made = kplugin(
+        "new", "nat", "--k8s", "1.34.12", "--api", "native", "--extension-points", points, "-o", str(tmp_path)
+    )
+    assert made.code == 0, made.stderr
+    project = tmp_path / "nat"
+    run = kplugin("upgrade", str(project), "--k8s", "1.37.2", "--json")
+    assert run.code == 0, run.stderr
+    changed = json.loads(run.stdout)["changed"]
+    assert "pkg/nat/plugin.go" in changed and "pkg/nat/plugin_test.go" in changed
+    code = (project / "pkg/nat/plugin.go").read_text()
+    assert "h fwk.Handle" in code and 'k8s.io/kubernetes/pkg/scheduler/framework"' not in code
+    tested = subprocess.run(["go", "test", "./..."], cwd=project, env=go_env, capture_output=True, text=True)
+    assert tested.returncode == 0, tested.stdout + tested.stderr

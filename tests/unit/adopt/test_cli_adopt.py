@@ -1,0 +1,109 @@
+"""kplugin adopt on the command line: it writes kplugin.yaml and nothing else, never over
+an existing one without --force, the same bytes each time; a repository it cannot adopt
+exits 2 with one line and nothing written; the commands that do not work on an adopted
+repository yet say so in one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from support import REPO, Run, tree
+
+from kplugin.model import project as projects
+
+FIXTURES = REPO / "tests/fixtures/adopt"
+
+
+@pytest.fixture(params=["forkshape", "cobrashape"])
+def repository(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(FIXTURES / request.param, tmp_path / request.param))
+
+
+def test_adopt_writes_kplugin_yaml_and_nothing_else(kplugin: Callable[..., Run], repository: Path) -> None:
+    before = tree(repository)
+    run = kplugin("adopt", str(repository))
+    assert run.code == 0, run.stderr
+    after = tree(repository)
+    assert set(after) - set(before) == {"kplugin.yaml"}
+    assert all(after[name] == content for name, content in before.items())
+    project = projects.load(repository, adopted=True)
+    assert project.layout is not None and project.plugins
+    assert sorted(project.layout.plugins) == sorted(p.name for p in project.plugins)
+    assert "Plugins" in run.stdout and "Wrote" in run.stderr
+
+
+def test_adopt_again_needs_force_and_writes_the_same_bytes(kplugin: Callable[..., Run], repository: Path) -> None:
+    assert kplugin("adopt", str(repository)).code == 0
+    first = (repository / "kplugin.yaml").read_bytes()
+    (repository / "kplugin.yaml").write_text("mine\n")
+    again = kplugin("adopt", str(repository))
+    assert again.code == 2 and "--force" in again.stderr and len(again.stderr.strip().splitlines()) == 1
+    assert (repository / "kplugin.yaml").read_text() == "mine\n"
+    assert kplugin("adopt", str(repository), "--force").code == 0
+    assert (repository / "kplugin.yaml").read_bytes() == first
+
+
+def test_a_bad_name_is_refused_naming_the_option(kplugin: Callable[..., Run], repository: Path) -> None:
+    before = tree(repository)
+    run = kplugin("adopt", str(repository), "--name", "Not A Name")
+    assert run.code == 2 and "--name 'Not A Name'" in run.stderr and tree(repository) == before
+
+
+def test_dry_run_and_json_write_nothing(kplugin: Callable[..., Run], repository: Path) -> None:
+    before = tree(repository)
+    shown = kplugin("adopt", str(repository), "--dry-run")
+    assert shown.code == 0 and "kplugin.yaml (not written: --dry-run)" in shown.stdout
+    as_json = kplugin("adopt", str(repository), "--dry-run", "--json")
+    assert as_json.code == 0
+    found = json.loads(as_json.stdout)
+    assert found["written"] is False and found["kpluginYaml"]["adopted"]["plugins"]
+    assert tree(repository) == before
+
+
+@pytest.mark.parametrize("fixture", ["forkedapp", "noplugins", "oldpin"])
+def test_a_repository_that_cannot_be_adopted_exits_2_with_nothing_written(
+    kplugin: Callable[..., Run], fixture: str, tmp_path: Path
+) -> None:
+    copy = Path(shutil.copytree(FIXTURES / fixture, tmp_path / fixture))
+    before = tree(copy)
+    run = kplugin("adopt", str(copy))
+    assert run.code == 2 and len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
+    assert tree(copy) == before
+
+
+def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
+    assert kplugin("adopt", str(copy)).code == 0
+    for command in ("doctor", "render-config", "refresh", "e2e", "bench"):
+        run = kplugin(command, str(copy))
+        assert run.code == 2, (command, run.stderr)
+        assert "adopted" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    refused = kplugin("build", str(copy), "--builder", "docker")
+    assert refused.code == 2 and "--builder local" in refused.stderr
+    other = kplugin("build", str(copy), "--k8s", "1.36")
+    assert other.code == 2 and "its own pin" in other.stderr
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda t: t.replace("main: cmd/scheduler", "main: ../elsewhere"), "adopted.main"),
+        (lambda t: t.replace("arguments: []", "arguments: ['--kubeconfig=/etc/x']"), "adopted.arguments"),
+        (lambda t: t.replace("factory: New", "factory: New()", 1), "factory"),
+        (lambda t: t.replace("    Gang:\n", "    Other:\n"), "adopted.plugins"),
+        (lambda t: t.replace("- name: Gang", "- name: 'Gang; rm -rf'"), "plugins[1].name"),
+    ],
+)  # fmt: skip
+def test_an_edited_adopted_section_is_refused_naming_the_field(
+    kplugin: Callable[..., Run], tmp_path: Path, edit: Callable[[str], str], field: str
+) -> None:
+    copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
+    assert kplugin("adopt", str(copy)).code == 0
+    meta = copy / "kplugin.yaml"
+    meta.write_text(edit(meta.read_text()))
+    run = kplugin("build", str(copy), "--builder", "local")
+    assert run.code == 2 and field in run.stderr, run.stderr
