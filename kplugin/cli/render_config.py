@@ -10,6 +10,7 @@ from kplugin.cli.options import Force, Output, ProjectPath
 
 if TYPE_CHECKING:
     from kplugin.model.project import Project
+    from kplugin.model.versions import Target
 
 EPILOG = """Examples:
 
@@ -78,8 +79,18 @@ def render_config(
     checked_binary = render.check_binary(binary) if binary is not None else None
     if "*" in (disable_default or []):
         note("--disable-default '*' turns off every default plugin: for debugging, not production")
-    project = projects.load(path)
+    project = projects.load(path, adopted=True)
     target = resolve(k8s, need_templates=False) if k8s is not None else project.target
+    if project.layout is not None:
+        shaping = {
+            "--api-version": api_version, "--scheduler-name": scheduler_name, "--multipoint": multipoint,
+            "--weight": weight, "--args": args_file, "--leader-elect": leader_elect.lower() != "true",
+            "--disable-default": disable_default, "--percentage-of-nodes-to-score": percentage,
+            "--kubeconfig": kubeconfig, "--format": fmt != "config", "--merge": merge,
+        }  # fmt: skip
+        given = [flag for flag, value in shaping.items() if value not in (None, False, [], ())]
+        _adopted(project, target, given, destination, validate, checked_binary, output)
+        return
     request = render.RenderRequest(
         project=project,
         target=target,
@@ -105,6 +116,51 @@ def render_config(
         return
     safefs.write_atomic(destination, text.encode())
     say(f"{'merged into' if merge is not None and output is None else 'wrote'} {output or merge}")
+
+
+def _adopted(
+    project: "Project",
+    target: "Target",
+    given: list[str],
+    destination: Path | None,
+    validate: bool,
+    checked_binary: Path | None,
+    output: Path | None,
+) -> None:
+    """An adopted repository's configuration is its own: the first recorded file in an
+    apiVersion the target serves, printed (or written to -o) as it is, and with --validate
+    loaded by the repository's scheduler (started with the recorded arguments)."""
+    from kplugin.cli.console import note, out, say
+    from kplugin.core import safefs
+    from kplugin.core.errors import UsageError
+
+    assert project.layout is not None
+    if given:
+        raise UsageError(
+            f"{given[0]}: an adopted repository's configuration is its own (render-config shows and validates "
+            "the one it has); leave the option out"
+        )
+    served = [
+        c for c in project.layout.configs if c.api_version.rpartition("/")[2] in target.release.config_api_versions
+    ]
+    if not served:
+        configs = project.layout.configs
+        recorded = ", ".join(f"{c.path} ({c.api_version})" for c in configs) or "none"
+        raise UsageError(
+            f"{project.root} has no KubeSchedulerConfiguration file in an apiVersion Kubernetes {target.version} "
+            f"serves (recorded: {recorded}); kplugin upgrade moves old ones to v1"
+        )
+    chosen = served[0]
+    if len(served) > 1:
+        note(f"{chosen.path}: the first of {len(served)} configuration files ({', '.join(c.path for c in served[1:])})")
+    text = safefs.read_text(safefs.inside(project.root, chosen.path, "configuration file"), "configuration file")
+    if validate:
+        _validate(project, checked_binary, text, chosen.path)
+    if destination is None:
+        out(text)
+        return
+    safefs.write_atomic(destination, text.encode())
+    say(f"wrote {output}")
 
 
 def _destination(leader_elect: str, fmt: str, output: Path | None, force: bool, merge: Path | None) -> Path | None:
@@ -135,13 +191,13 @@ def _validate(project: "Project", checked_binary: Path | None, config_text: str,
     from kplugin.config import render
     from kplugin.core.errors import OperationError
 
-    scheduler = checked_binary or project.root / "bin" / "kube-scheduler"
+    scheduler = checked_binary or project.bin_dir / "kube-scheduler"
     if checked_binary is None and not scheduler.is_file():
         from kplugin import build
 
         say(f"--validate: building {scheduler} with the local Go toolchain")
         build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)
-    accepted, message = render.validate(scheduler, config_text, shown)
+    accepted, message = render.validate(scheduler, config_text, shown, prefix=project.scheduler_arguments)
     if not accepted:
         raise OperationError(f"kube-scheduler {project.version} rejects the configuration: {message}")
     say(f"validated: {scheduler} accepts the configuration")

@@ -284,10 +284,13 @@ def check_binary(binary: Path, what: str = Setting.BINARY) -> Path:
     return binary.absolute()
 
 
-def validate(binary: Path, text: str, shown: str = "the configuration", args: tuple[str, ...] = ()) -> tuple[bool, str]:
+def validate(
+    binary: Path, text: str, shown: str = "the configuration", args: tuple[str, ...] = (), prefix: tuple[str, ...] = ()
+) -> tuple[bool, str]:
     """Load the config with the real kube-scheduler, started with ``args`` too (its
-    feature gates): (accepted, its exact error or 'ok'). The scheduler reads a temporary
-    copy; its message names ``shown`` instead."""
+    feature gates), after ``prefix`` (an adopted binary's subcommand): (accepted, its exact
+    error or 'ok'). The scheduler reads a temporary copy; its message names ``shown``
+    instead."""
     import tempfile
 
     from kplugin.core import proc
@@ -297,6 +300,7 @@ def validate(binary: Path, text: str, shown: str = "the configuration", args: tu
         config.write_text(text)
         cmd = [
             str(binary.absolute()),
+            *prefix,
             "--config",
             str(config),
             "--write-config-to",
@@ -310,7 +314,9 @@ def validate(binary: Path, text: str, shown: str = "the configuration", args: tu
             return True, "accepted"
         lines = [line for line in result.stderr.splitlines() if line.strip()]
         failed = [line for line in lines if "command failed" in line or "err=" in line]
-        message = (failed or lines or ["no output"])[-1]
+        # cobra's own "Error: ..." before the usage text it prints after it
+        cobra = [line.removeprefix("Error: ") for line in lines if line.startswith("Error: ")]
+        message = (failed or cobra[-1:] or lines or ["no output"])[-1]
         match = re.search(r'err="(.*)"\s*$', message)
         found = match[1].replace('\\"', '"') if match else message.strip()
         return False, found.replace(str(config), shown).replace(tmp, "<kplugin's temporary directory>")

@@ -169,7 +169,7 @@ def load(path: Path, adopted: bool = False) -> Project:
     if project.layout is not None and not adopted:
         raise UsageError(
             f"{path} is a repository kplugin adopted ({PROJECT_FILE}: adopted); this command does not work on one "
-            f"yet: kplugin adopt, upgrade and build {Setting.BUILDER} local do"
+            f"yet: kplugin adopt, upgrade, render-config and build {Setting.BUILDER} local do"
         )
     return project
 

@@ -139,3 +139,20 @@ def test_a_native_project_moves_across_minors_with_its_code_rewritten(
     assert "h fwk.Handle" in code and 'k8s.io/kubernetes/pkg/scheduler/framework"' not in code
     tested = subprocess.run(["go", "test", "./..."], cwd=project, env=go_env, capture_output=True, text=True)
     assert tested.returncode == 0, tested.stdout + tested.stderr
+
+
+def test_render_config_validates_the_repository_s_configuration_with_its_own_scheduler(
+    kplugin: Callable[..., Run], tmp_path: Path
+) -> None:
+    accepted = _adopted(kplugin, tmp_path, "cobrashape")  # started as 'platform scheduler --config ...'
+    run = kplugin("render-config", str(accepted), "--validate")
+    assert run.code == 0, run.stderr
+    assert "accepts the configuration" in run.stderr and (accepted / ".kplugin/bin/kube-scheduler").is_file()
+    # forkshape's Capacity asserts its Args type, which the repository never registers in the
+    # scheduler's scheme: the real kube-scheduler refuses to start the profile
+    rejected = _adopted(kplugin, tmp_path, "forkshape")
+    run = kplugin("render-config", str(rejected), "--validate")
+    assert run.code == 1
+    assert (
+        'initializing plugin "Capacity": Capacity: want args of type CapacityArgs, got *runtime.Unknown' in run.stderr
+    )

@@ -78,7 +78,7 @@ def test_a_repository_that_cannot_be_adopted_exits_2_with_nothing_written(
 def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Callable[..., Run], tmp_path: Path) -> None:
     copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
     assert kplugin("adopt", str(copy)).code == 0
-    for command in ("doctor", "render-config", "refresh", "e2e", "bench"):
+    for command in ("doctor", "refresh", "e2e", "bench"):
         run = kplugin(command, str(copy))
         assert run.code == 2, (command, run.stderr)
         assert "adopted" in run.stderr and len(run.stderr.strip().splitlines()) == 1
@@ -107,3 +107,30 @@ def test_an_edited_adopted_section_is_refused_naming_the_field(
     meta.write_text(edit(meta.read_text()))
     run = kplugin("build", str(copy), "--builder", "local")
     assert run.code == 2 and field in run.stderr, run.stderr
+
+
+def test_render_config_shows_the_repository_s_own_configuration(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
+    assert kplugin("adopt", str(copy)).code == 0
+    shown = kplugin("render-config", str(copy))
+    assert shown.code == 0, shown.stderr
+    assert shown.stdout == (copy / "manifests/capacity/scheduler-config.yaml").read_text()
+    # 1.28 still serves v1beta3: both files are candidates, the first is shown and the other named
+    older = kplugin("render-config", str(copy), "--k8s", "1.28.3")
+    assert (
+        older.code == 0
+        and "the first of 2 configuration files (manifests/legacy/scheduler-config.yaml)" in older.stderr
+    )
+    refused = kplugin("render-config", str(copy), "--weight", "Capacity=3")
+    assert refused.code == 2 and "--weight: an adopted repository's configuration is its own" in refused.stderr
+    meta = copy / "kplugin.yaml"
+    meta.write_text(
+        meta.read_text().replace(
+            "  - path: manifests/capacity/scheduler-config.yaml\n    apiVersion: kubescheduler.config.k8s.io/v1\n", ""
+        )
+    )
+    none = kplugin("render-config", str(copy))
+    assert (
+        none.code == 2 and "no KubeSchedulerConfiguration file in an apiVersion Kubernetes 1.37.2 serves" in none.stderr
+    )
+    assert "manifests/legacy/scheduler-config.yaml (kubescheduler.config.k8s.io/v1beta3)" in none.stderr
