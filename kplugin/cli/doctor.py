@@ -37,7 +37,11 @@ def doctor(
     if list_rules:
         _print_rules(as_json)
         return
-    project = projects.load(path)
+    project = projects.load(path, adopted=True)
+    if project.layout is not None and config is not None:
+        from kplugin.core.errors import UsageError
+
+        raise UsageError("--config: doctor reads every configuration file an adopted repository has; leave it out")
     if config is not None:
         from kplugin.core import safefs
 
@@ -48,10 +52,13 @@ def doctor(
         check_binary(binary)
     target = resolve(k8s, need_templates=False) if k8s is not None else project.target
     # the settings the library's text names, spelled as flags
-    findings = [
-        replace(f, what=render(f.what), why=render(f.why), fix=render(f.fix))
-        for f in doctor.run(project, target, config, binary)
-    ]
+    if project.layout is not None:
+        from kplugin.doctor import adopted
+
+        found = adopted.run(project, target, binary)
+    else:
+        found = doctor.run(project, target, config, binary)
+    findings = [replace(f, what=render(f.what), why=render(f.why), fix=render(f.fix)) for f in found]
     errors = sum(f.severity == doctor.ERROR for f in findings)
     _print_findings(findings, as_json)
     _annotate(findings, project.root, [p for p in (config, binary) if p is not None])

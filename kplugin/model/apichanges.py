@@ -25,8 +25,8 @@ def framework_moves() -> tuple[tuple[str, str, str, str], ...]:
     """What moved from k8s.io/kubernetes/pkg/scheduler/framework to
     k8s.io/kube-scheduler/framework, minor by minor: the names --api native code of one
     minor spells framework.X and of the next fwk.X (goapi.native_names, from the catalog's
-    facts: 1.34 the data types, 1.35 the plugin interfaces and Handle), as API_CHANGES
-    rows."""
+    facts: 1.34 the data types, 1.35 the plugin interfaces and Handle), with the rest of
+    what those minors moved (MOVED_TO_FWK), as API_CHANGES rows."""
     releases = sorted(supported_releases(), key=lambda r: r.newest.minor)
     rows = []
     for before, after in itertools.pairwise(releases):
@@ -38,6 +38,7 @@ def framework_moves() -> tuple[tuple[str, str, str, str], ...]:
                 if (spelled := was.lstrip("*")).startswith("framework.")
                 and new.get(name, "").lstrip("*") == "fwk." + spelled.split(".", 1)[1]
             }
+            | set(MOVED_TO_FWK.get(after.key, ()))
         )
         if moved:
             rows.append((rf"\bframework\.(?:{'|'.join(moved)})\b", after.key, "api-removed", _MOVED_FIX))

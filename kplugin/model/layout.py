@@ -15,8 +15,6 @@ from typing import Any, NamedTuple
 
 from kplugin.core.errors import UsageError
 
-# the project template's main package (go build's spelling)
-GENERATED_MAIN = "./cmd/scheduler"
 _ARGUMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", re.ASCII)
 _IMPORT_PATH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/-]{0,299}", re.ASCII)
 _GO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}", re.ASCII)

@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kplugin.core.errors import Setting, UsageError
 from kplugin.model import apitypes, crds, manifests, rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
-from kplugin.model.layout import GENERATED_MAIN, Layout
 from kplugin.model.spec import (
     ExtensionPoint,
     PluginSpec,
@@ -30,7 +29,12 @@ from kplugin.model.spec import (
 )
 from kplugin.model.versions import KubeVersion, Target, resolve
 
+if TYPE_CHECKING:  # imported where a kplugin.yaml has an adopted section: start-up is a benchmark target
+    from kplugin.model.layout import Layout
+
 PROJECT_FILE = "kplugin.yaml"
+# the project template's main package, as go build takes it
+GENERATED_MAIN = "./cmd/scheduler"
 # Files kplugin keeps current by editing them, not by rendering them again.
 EDITED_FILES = ("go.mod", "go.sum", PROJECT_FILE)
 
@@ -169,7 +173,7 @@ def load(path: Path, adopted: bool = False) -> Project:
     if project.layout is not None and not adopted:
         raise UsageError(
             f"{path} is a repository kplugin adopted ({PROJECT_FILE}: adopted); this command does not work on one "
-            f"yet: kplugin adopt, upgrade, render-config and build {Setting.BUILDER} local do"
+            f"yet (adopt, upgrade, render-config, doctor and build {Setting.BUILDER} local do)"
         )
     return project
 

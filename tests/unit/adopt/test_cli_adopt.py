@@ -78,7 +78,7 @@ def test_a_repository_that_cannot_be_adopted_exits_2_with_nothing_written(
 def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Callable[..., Run], tmp_path: Path) -> None:
     copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
     assert kplugin("adopt", str(copy)).code == 0
-    for command in ("doctor", "refresh", "e2e", "bench"):
+    for command in ("refresh", "e2e", "bench"):
         run = kplugin(command, str(copy))
         assert run.code == 2, (command, run.stderr)
         assert "adopted" in run.stderr and len(run.stderr.strip().splitlines()) == 1
@@ -134,3 +134,26 @@ def test_render_config_shows_the_repository_s_own_configuration(kplugin: Callabl
         none.code == 2 and "no KubeSchedulerConfiguration file in an apiVersion Kubernetes 1.37.2 serves" in none.stderr
     )
     assert "manifests/legacy/scheduler-config.yaml (kubescheduler.config.k8s.io/v1beta3)" in none.stderr
+
+
+def test_doctor_reads_what_an_adopted_repository_has(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    fork = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
+    assert kplugin("adopt", str(fork)).code == 0
+    run = kplugin("doctor", str(fork), "--json")
+    assert run.code == 1
+    found = {(f["rule"], f"{f['file']}:{f['line']}") for f in json.loads(run.stdout)["findings"]}
+    # the legacy file's v1beta3, 1.36's deprecated MaxNodeScore in code kplugin did not write
+    assert ("api-version", "manifests/legacy/scheduler-config.yaml:2") in found
+    assert any(rule == "api-deprecated" and where.startswith("pkg/spread/spread.go:") for rule, where in found)
+    assert not any(rule.startswith(("rbac", "plugin-name", "go-mod")) for rule, _ in found)
+    old = Path(shutil.copytree(FIXTURES / "oldframework", tmp_path / "oldframework"))
+    assert kplugin("adopt", str(old)).code == 0
+    own = kplugin("doctor", str(old), "--json")
+    assert own.code == 0, own.stdout
+    ahead = kplugin("doctor", str(old), "--k8s", "1.37.2", "--json")
+    removed = [f for f in json.loads(ahead.stdout)["findings"] if f["rule"] == "api-removed"]
+    assert ahead.code == 1 and removed
+    handle = next(f for f in removed if "framework.Handle is gone from 1.35" in f["what"])
+    assert handle["file"] == "plugins/gang/gang.go" and "kplugin upgrade --k8s 1.37.2 rewrites it" in handle["fix"]
+    refused = kplugin("doctor", str(old), "--config", str(old / "deploy/scheduler-config.yaml"))
+    assert refused.code == 2 and "--config" in refused.stderr
