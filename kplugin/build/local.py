@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 from kplugin.build.platform import Platform
@@ -35,6 +36,41 @@ def required_go_version(project: Project) -> tuple[int, int]:
     return max(needed, (major, minor))
 
 
+# a package of the build that is not the standard library's and has files that import "C"
+_CGO_LIST = "{{if not .Standard}}{{if .CgoFiles}}{{.ImportPath}}|{{.Name}}|{{.Dir}}{{end}}{{end}}"
+
+
+def cgo_packages(project: Project, output: str, toolchain: dict[str, str]) -> list[str]:
+    """The packages a failed CGO_ENABLED=0 build of the main package failed for because
+    they need cgo: a dependency with files that import "C" (left out without cgo) whose
+    directory the errors point into, or whose names they say are undefined. Empty when
+    the failure is another one."""
+    env = {"CGO_ENABLED": "1", **toolchain}
+    try:
+        listed = proc.run(["go", "list", "-deps", "-f", _CGO_LIST, project.main_package], cwd=project.root, env=env,
+                          what="go list")  # fmt: skip
+    except (ToolError, OperationError):
+        return []
+    found = []
+    for line in listed.splitlines():
+        path, name, directory = [*line.split("|"), "", ""][:3]
+        # go prints an error's file relative to the module where it can, else absolute
+        places = {directory, os.path.relpath(directory, project.root)} if directory else set()
+        if path and (any(p in output for p in places) or re.search(rf"undefined: {re.escape(name)}\.", output)):
+            found.append(path)
+    return sorted(found)
+
+
+def _needs_cgo(project: Project, needs: list[str], err: ToolError) -> OperationError:
+    more = f" (and {', '.join(needs[1:])})" if len(needs) > 1 else ""
+    return OperationError(
+        f"go build {project.main_package} with CGO_ENABLED=0 fails: {needs[0]}{more} needs cgo (its files that "
+        f'import "C" are left out without it); build with {Setting.CGO} for a dynamic binary that needs the '
+        "C libraries at run time",
+        details=golang.compile_failure(err).details,
+    )
+
+
 class LocalBuilder:
     name = "local"
 
@@ -57,12 +93,16 @@ class LocalBuilder:
             out_dir.mkdir(parents=True, exist_ok=True)
             binary = out_dir / "kube-scheduler"
             progress(f"go build {project.main_package} for {plat} ({text})")
-            env = {"CGO_ENABLED": "0", "GOOS": plat.os, "GOARCH": plat.arch, **golang.compile_env(), **toolchain}
+            cgo = "1" if request.cgo else "0"
+            env = {"CGO_ENABLED": cgo, "GOOS": plat.os, "GOARCH": plat.arch, **golang.compile_env(), **toolchain}
             cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(binary), project.main_package]
             try:
                 output = proc.run(cmd, cwd=project.root, env=env, what="go build")
             except ToolError as err:
+                needs = [] if request.cgo else cgo_packages(project, err.output or "", toolchain)
+                if needs:
+                    raise _needs_cgo(project, needs, err) from err
                 raise golang.compile_failure(err) from err
             if request.log:
                 request.log(output)
-            result.binaries.append(verify(binary, plat, project, progress))
+            result.binaries.append(verify(binary, plat, project, progress, dynamic=request.cgo))

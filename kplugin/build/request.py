@@ -41,6 +41,8 @@ class BuildRequest:
     push: bool = False
     network: str | None = None
     log: Callable[[str], None] | None = None
+    # CGO_ENABLED=1 (a dependency needs cgo): a dynamic binary, local builds only
+    cgo: bool = False
 
     @property
     def tag(self) -> str:

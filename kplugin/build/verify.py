@@ -25,13 +25,15 @@ class Binary:
     version: str | None
 
 
-def verify(binary: Path, plat: Platform, project: Project, progress: Progress) -> Binary:
+def verify(binary: Path, plat: Platform, project: Project, progress: Progress, dynamic: bool = False) -> Binary:
+    """The built binary checked: an ELF for the platform, static (unless ``dynamic``: a
+    build with cgo), that reports the pinned version where it can run here."""
     progress(f"verifying {binary.name} ({plat})")
     try:
         info = elf.inspect(binary)
     except elf.NotElf as err:
         raise OperationError(str(err)) from err
-    if not info.static:
+    if not info.static and not dynamic:
         raise OperationError(
             f"{binary} is dynamically linked (ELF interpreter or dynamic section); build with CGO_ENABLED=0"
         )

@@ -52,6 +52,10 @@ Network = Annotated[str | None, typer.Option("--network", help="Network for dock
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show the full build log.")]
 LogFile = Annotated[Path | None, typer.Option("--log-file", help="Write the full build log here.")]
 Json = Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")]
+Cgo = Annotated[
+    bool,
+    typer.Option("--cgo", help="CGO_ENABLED=1, where a dependency needs cgo: a dynamic binary (--builder local)."),
+]
 
 
 @app.command(epilog=EPILOG)
@@ -70,6 +74,7 @@ def build(
     log_file: LogFile = None,
     as_json: Json = False,
     template: RetargetTemplate = None,
+    cgo: Cgo = False,
 ) -> None:
     """Build the project's kube-scheduler (static) and its image, then verify the binary."""
     from kplugin import build as builds
@@ -83,7 +88,7 @@ def build(
     log_target = safefs.output_target(log_file, "--log-file", force=True) if log_file is not None else None
     pinned, target = load_for_version(path, template, k8s, adopted=True)
     platforms = builds.parse_platforms(platform)
-    choice = _adopted_choice(pinned, target, builder) if pinned.layout else builds.choose_builder(builder)
+    choice = _choice(pinned, target, builder, cgo)
     steps = _Steps(verbose)
     request = builds.BuildRequest(
         project=pinned,
@@ -96,6 +101,7 @@ def build(
         push=push,
         network=network,
         log=steps.log,
+        cgo=cgo,
     )
     try:
         with ready(pinned, target, request, choice, steps) as done:
@@ -104,6 +110,23 @@ def build(
         if log_target is not None:
             safefs.write_atomic(log_target, ("\n".join(steps.log_lines) + "\n").encode())
     _print(result, as_json, time.monotonic() - steps.started)
+
+
+def _choice(project: "Project", target: "Target", builder: str, cgo: bool) -> "Choice":
+    """The builder: --builder's, local for --cgo (refused with docker) and for an adopted repository."""
+    from kplugin import build as builds
+    from kplugin.core.errors import UsageError
+
+    if cgo and builder == builds.BuilderName.DOCKER:
+        raise UsageError(
+            "--cgo builds with --builder local (an image of a dynamic binary needs a base image with the C "
+            "libraries, which kplugin does not make yet)"
+        )
+    if project.layout:
+        return _adopted_choice(project, target, builder)
+    if cgo and builder in set(builds.BuilderName):  # auto or local
+        return builds.Choice(builds.BuilderName.LOCAL, "--cgo: the local Go toolchain and C compiler")
+    return builds.choose_builder(builder)
 
 
 def _adopted_choice(project: "Project", target: "Target", builder: str) -> "Choice":
@@ -185,7 +208,8 @@ def _print(result: "BuildResult", as_json: bool, seconds: float) -> None:
     if result.image:
         say(f"  image     {result.image} ({result.image_id}) user {result.image_user}")
     for binary in result.binaries:
-        say(f"  binary    {binary.path} [{binary.platform}, static, {binary.size / 1e6:.1f} MB]")
+        linked = "static" if binary.static else "dynamic (cgo): it needs the C libraries at run time"
+        say(f"  binary    {binary.path} [{binary.platform}, {linked}, {binary.size / 1e6:.1f} MB]")
         say(f"  sha256    {binary.sha256}")
         say(f"  go        {binary.go_version}   kubernetes {result.kubernetes}")
         if binary.version is None:

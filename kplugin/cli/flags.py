@@ -48,6 +48,7 @@ FLAGS: dict[Setting, str] = {
     Setting.PLUGIN: "--plugin",
     Setting.FEATURE_GATES: "--feature-gates",
     Setting.PROJECT_NAME: "--name",
+    Setting.CGO: "--cgo",
 }
 
 

@@ -9,6 +9,8 @@ from kplugin.cli import app
 from kplugin.cli.options import Force, Output, ProjectPath
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from kplugin.model.project import Project
     from kplugin.model.versions import Target
 
@@ -69,6 +71,7 @@ def render_config(
     binary: Binary = None,
 ) -> None:
     """Render the KubeSchedulerConfiguration for the project and a Kubernetes version."""
+    options = dict(locals())  # as given: an adopted repository refuses the ones that shape a rendering
     from kplugin.cli.console import note, out, say
     from kplugin.config import render
     from kplugin.core import safefs
@@ -81,16 +84,8 @@ def render_config(
         note("--disable-default '*' turns off every default plugin: for debugging, not production")
     project = projects.load(path, adopted=True)
     target = resolve(k8s, need_templates=False) if k8s is not None else project.target
-    if project.layout is not None:
-        shaping = {
-            "--api-version": api_version, "--scheduler-name": scheduler_name, "--multipoint": multipoint,
-            "--weight": weight, "--args": args_file, "--leader-elect": leader_elect.lower() != "true",
-            "--disable-default": disable_default, "--percentage-of-nodes-to-score": percentage,
-            "--kubeconfig": kubeconfig, "--format": fmt != "config", "--merge": merge,
-        }  # fmt: skip
-        given = [flag for flag, value in shaping.items() if value not in (None, False, [], ())]
-        _adopted(project, target, given, destination, validate, checked_binary, output)
-        return
+    if project.layout is not None:  # its own configuration
+        return _adopted(project, target, options, destination, validate, checked_binary, output)
     request = render.RenderRequest(
         project=project,
         target=target,
@@ -118,10 +113,19 @@ def render_config(
     say(f"{'merged into' if merge is not None and output is None else 'wrote'} {output or merge}")
 
 
+# the options that shape a rendered configuration, by the parameter that holds each
+_SHAPING = {
+    "--api-version": "api_version", "--scheduler-name": "scheduler_name", "--multipoint": "multipoint",
+    "--weight": "weight", "--args": "args_file", "--leader-elect": "leader_elect",
+    "--disable-default": "disable_default", "--percentage-of-nodes-to-score": "percentage",
+    "--kubeconfig": "kubeconfig", "--format": "fmt", "--merge": "merge",
+}  # fmt: skip
+
+
 def _adopted(
     project: "Project",
     target: "Target",
-    given: list[str],
+    options: "Mapping[str, object]",
     destination: Path | None,
     validate: bool,
     checked_binary: Path | None,
@@ -135,6 +139,7 @@ def _adopted(
     from kplugin.core.errors import UsageError
 
     assert project.layout is not None
+    given = [flag for flag, name in _SHAPING.items() if options[name] not in (None, False, [], (), "config", "true")]
     if given:
         raise UsageError(
             f"{given[0]}: an adopted repository's configuration is its own (render-config shows and validates "

@@ -56,6 +56,7 @@ class Setting(StrEnum):
     PLUGIN = "{plugin}"
     FEATURE_GATES = "{feature_gates}"
     PROJECT_NAME = "{project_name}"
+    CGO = "{cgo}"
 
     @property
     def words(self) -> str:
@@ -102,6 +103,7 @@ _WORDS = {
     Setting.PLUGIN: "plugin",
     Setting.FEATURE_GATES: "feature gate settings",
     Setting.PROJECT_NAME: "project name",
+    Setting.CGO: "a build with cgo",
 }
 
 

@@ -156,3 +156,22 @@ def test_render_config_validates_the_repository_s_configuration_with_its_own_sch
     assert (
         'initializing plugin "Capacity": Capacity: want args of type CapacityArgs, got *runtime.Unknown' in run.stderr
     )
+
+
+def test_a_dependency_that_needs_cgo_is_named_and_builds_with_cgo(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    """cgoshape's GPUFit calls a driver binding whose only file imports "C" (as NVIDIA's
+    go-nvml does): without cgo the binding has no Free, and go build's error alone says
+    nothing of why."""
+    repository = _adopted(kplugin, tmp_path, "cgoshape")
+    static = kplugin("build", str(repository))
+    assert static.code == 1
+    error = next(line for line in static.stderr.splitlines() if line.startswith("kplugin: error:"))
+    assert "with CGO_ENABLED=0 fails: example.com/gpuinfo needs cgo" in error and "--cgo" in error
+    assert "undefined: gpuinfo.Free" in static.stderr
+    refused = kplugin("build", str(repository), "--cgo", "--builder", "docker")
+    assert refused.code == 2 and "--cgo builds with --builder local" in refused.stderr
+    run = kplugin("build", str(repository), "--cgo", "--json")
+    assert run.code == 0, run.stderr
+    (binary,) = json.loads(run.stdout)["binaries"]
+    assert binary["static"] is False and binary["version"] == "Kubernetes v1.37.2"
+    assert not elf.inspect(repository / ".kplugin/bin/kube-scheduler").static
