@@ -99,6 +99,8 @@ def _main(module: Module, command: Command, where: Path) -> tuple[PurePosixPath,
             f"{command.file.path}:{command.line} makes the scheduler command; kplugin builds a main package"
         )
     others = [Unread(f"main package {m.import_path}", f"kplugin builds {mains[0].import_path}") for m in mains[1:]]
+    if not registry.attached(module, command):  # run as the binary's own command: no word before its flags
+        return mains[0].directory, (), others
     return mains[0].directory, (command.renamed or registry.SCHEDULER_USE,), others
 
 
@@ -152,12 +154,10 @@ def discover(root: Path, name: str | None = None) -> Adoption:
     plugins, unusable = _plugins(module, command, target, root)
     found = repo_files.scan(root)
     project = project_name(mod.module, name)
-    current = [
-        c
-        for c in found.configs
-        if c.api_version.rpartition("/")[2] in target.release.config_api_versions and c.scheduler_names
-    ]
-    scheduler = current[0].scheduler_names[0] if current else project
+    served = target.release.config_api_versions
+    names = {n for c in found.configs if c.api_version.rpartition("/")[2] in served for n in c.scheduler_names}
+    names.discard("default-scheduler")
+    scheduler = names.pop() if len(names) == 1 else project  # the configuration's, when it has a single one
     return Adoption(
         root=root,
         name=project,

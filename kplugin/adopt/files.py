@@ -83,7 +83,9 @@ def _embedded_config(document: dict[Any, Any]) -> bool:
 
 def scan(root: Path) -> Files:
     """What the repository holds besides Go code, sorted by path."""
-    configs, crds, dockerfiles, manifests, unread = [], [], [], [], []
+    configs: list[ConfigFile] = []
+    crds, dockerfiles, manifests = [], [], []
+    unread: list[Unread] = []
     paths = _walk(root)
     chart_dirs = sorted({p.parent for p in paths if p.name == "Chart.yaml"})
     for relative in paths:
@@ -98,7 +100,11 @@ def scan(root: Path) -> Files:
         kinds = {d.get("kind") for d in documents}
         for document in documents:
             if document.get("kind") == CONFIG_KIND and str(document.get("apiVersion", "")).startswith(CONFIG_GROUP):
-                configs.append(ConfigFile(relative, str(document["apiVersion"]), _scheduler_names(document)))
+                if configs and configs[-1].path == relative:  # one record a file: its first apiVersion, every name
+                    names = tuple(dict.fromkeys((*configs[-1].scheduler_names, *_scheduler_names(document))))
+                    configs[-1] = configs[-1]._replace(scheduler_names=names)
+                else:
+                    configs.append(ConfigFile(relative, str(document["apiVersion"]), _scheduler_names(document)))
             elif _embedded_config(document):
                 name = (document.get("metadata") or {}).get("name", "?")
                 unread.append(Unread(f"{relative} (ConfigMap {name})", "a KubeSchedulerConfiguration inside a "

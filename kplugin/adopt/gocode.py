@@ -19,6 +19,8 @@ from kplugin.generate import gosource
 _SKIPPED = {"vendor", "testdata", "node_modules"}
 _MAX_FILE = 2 * 1024 * 1024
 _MAX_FILES = 20_000
+# a file the go tool never builds (a generator run with go run): //go:build ignore
+_IGNORED = re.compile(r"^//\s*(?:go:build|\+build)\s+ignore\s*$", re.M)
 _PACKAGE = re.compile(r"^package\s+(\w+)", re.M)
 # a string literal, or a name (pkg.Name) another declaration stands for
 _VALUE = r'(?P<value>"(?:\\.|[^"\\\n])*"|`[^`\n]*`|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)?)'
@@ -68,7 +70,7 @@ def go_files(root: Path) -> Iterator[tuple[PurePosixPath, str]]:
             if count > _MAX_FILES:
                 return
             text = _read(here / name)
-            if text is not None:
+            if text is not None and not _IGNORED.search(text):
                 yield PurePosixPath((here / name).relative_to(root).as_posix()), text
 
 
@@ -215,5 +217,5 @@ def methods(package: GoPackage, type_name: str) -> set[str]:
 
 def types_with(package: GoPackage, method: str) -> list[str]:
     """The types of a package that declare ``method`` (sorted)."""
-    receiver = re.compile(rf"^func\s*\(\s*\w*\s*\*?\s*(\w+)\s*\)\s*{re.escape(method)}\s*\(", re.M)
+    receiver = re.compile(rf"^func\s*\(\s*(?:\w+\s+)?\*?\s*(\w+)\s*\)\s*{re.escape(method)}\s*\(", re.M)
     return sorted({m[1] for f in package.files for m in receiver.finditer(f.shape)})

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from kplugin.adopt import discover, record
+from kplugin.adopt import discover, gomod, record
 from kplugin.core import golang, safefs
-from kplugin.core.errors import OperationError
+from kplugin.core.errors import OperationError, UsageError
 from kplugin.generate import gorewrite, stage, sync
 from kplugin.model.apichanges import renames
 from kplugin.model.project import PROJECT_FILE, Project
@@ -81,11 +81,13 @@ def migrate_configs(root: Path, project: Project, target: Target) -> list[PurePo
     for config in project.layout.configs:
         if config.api_version.rpartition("/")[2] in served:
             continue
-        path = safefs.inside(root, config.path, "configuration file")
-        text = safefs.read_text(path, "configuration file")
+        data = safefs.read_project_file(root, config.path)  # a regular file of the repository, never a link
+        if data is None:
+            continue
+        text = safefs.decode(data, "configuration file", root / config.path)
         new = _OLD_CONFIG.sub(lambda m: f"{m['key']}kubescheduler.config.k8s.io/v1", text)
         if new != text:
-            path.write_text(new)
+            safefs.check_writable_target(root, config.path).write_text(new)
             migrated.append(PurePosixPath(config.path))
     return migrated
 
@@ -117,8 +119,25 @@ def _diff(dest: Path, staged: Path, paths: list[PurePosixPath]) -> list[str]:
     return lines
 
 
+def refuse_what_cannot_move(project: Project, target: Target) -> None:
+    """A repository kplugin cannot move, said before anything runs: a fork of Kubernetes
+    in its replace, or a vendor/ directory (go mod vendor is the repository's own step)."""
+    replaced = gomod.read(project.root).replaces.get(gomod.KUBERNETES)
+    if replaced is not None and replaced.path != gomod.KUBERNETES:
+        raise UsageError(
+            f"{project.root}/go.mod replaces {gomod.KUBERNETES} with {replaced.path} {replaced.version} (a fork): "
+            f"kplugin moves Kubernetes' own releases, not a fork; move the fork to {target.version} yourself"
+        )
+    if (project.root / "vendor" / "modules.txt").exists():
+        raise UsageError(
+            f"{project.root}/vendor/: kplugin upgrade does not move a vendored repository yet; remove vendor/, "
+            "upgrade, then run go mod vendor"
+        )
+
+
 def move(project: Project, target: Target, dry_run: bool = False) -> Moved:
     """Move the adopted repository to ``target``; with ``dry_run`` only say what would change."""
+    refuse_what_cannot_move(project, target)
     moved = Moved(project.target, target)
     changes = stage.Changes()
     dest = stage.Destination(project.root, fresh=False)

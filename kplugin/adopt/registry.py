@@ -40,6 +40,8 @@ class Command(NamedTuple):
     alias: str  # the name that package is used by in the file
     arguments: str  # the call's arguments, as written
     renamed: str | None  # cmd.Use = "..." after the call, where the code renames the command
+    variable: str | None  # the variable the command is assigned to, if any
+    function: str | None  # the function the call is in
 
     @property
     def forked(self) -> bool:
@@ -90,20 +92,51 @@ def commands(module: Module) -> list[Command]:
                     continue
                 end = close(file.shape, call.end())
                 arguments = file.code[call.end() : end - 1]
+                variable = _bound(file, call)
+                renamed = _renamed(file, call, variable)
                 found.append(
-                    Command(package, file, file.line(call.start()), app, call["alias"], arguments, _renamed(file, call))
-                )
+                    Command(package, file, file.line(call.start()), app, call["alias"], arguments, renamed, variable,
+                            _enclosing(file, call.start()))
+                )  # fmt: skip
     return sorted(found, key=lambda c: (str(c.file.path), c.line))
 
 
-def _renamed(file: GoFile, call: re.Match[str]) -> str | None:
-    """The name the code gives the command it got (``cmd.Use = "scheduler"``), if any."""
+def _bound(file: GoFile, call: re.Match[str]) -> str | None:
+    """The variable the command is assigned to (``cmd := app.NewSchedulerCommand(``)."""
     start = file.code.rfind("\n", 0, call.start()) + 1
     bound = re.match(r"\s*(?:var\s+)?(\w+)\s*:?=\s*$", file.code[start : call.start()])
-    if bound is None:
+    return bound[1] if bound else None
+
+
+def _renamed(file: GoFile, call: re.Match[str], variable: str | None) -> str | None:
+    """The name the code gives the command it got (``cmd.Use = "scheduler"``), if any."""
+    if variable is None:
         return None
-    renamed = re.search(rf"(?<![\w.]){re.escape(bound[1])}\.Use\s*=\s*\"(?P<use>[^\"\n]+)\"", file.code[call.end() :])
+    renamed = re.search(rf"(?<![\w.]){re.escape(variable)}\.Use\s*=\s*\"(?P<use>[^\"\n]+)\"", file.code[call.end() :])
     return renamed["use"].split()[0] if renamed else None
+
+
+def _enclosing(file: GoFile, offset: int) -> str | None:
+    """The name of the top-level function (or method) the offset is in."""
+    found = None
+    for match in re.finditer(r"^func\s*(?:\([^)]*\)\s*)?(\w+)\s*[(\[]", file.shape[:offset], re.M):
+        found = match[1]
+    return found
+
+
+def attached(module: Module, command: Command) -> bool:
+    """Whether the command is added to a parent command (cobra's AddCommand) with the
+    variable it is held in or the function that makes it: then it runs as a subcommand."""
+    names = [n for n in (command.function,) if n]
+    for package in module.packages.values():
+        for file in package.files:
+            for call in re.finditer(r"\.AddCommand\s*\(", file.shape):
+                argument = file.shape[call.end() : close(file.shape, call.end())]
+                if any(re.search(rf"(?<![\w])(?:\w+\.)?{re.escape(n)}\s*\(", argument) for n in names):
+                    return True
+                if file is command.file and command.variable and re.search(rf"\b{command.variable}\b", argument):
+                    return True
+    return False
 
 
 def registrations(module: Module, command: Command) -> list[Registration]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 from kplugin.build.platform import Platform
@@ -34,31 +33,6 @@ def required_go_version(project: Project) -> tuple[int, int]:
     needed = (int(match[1]), int(match[2])) if match else (1, 0)
     major, minor = (int(x) for x in project.target.release.go_directive.split(".")[:2])
     return max(needed, (major, minor))
-
-
-# a package of the build that is not the standard library's and has files that import "C"
-_CGO_LIST = "{{if not .Standard}}{{if .CgoFiles}}{{.ImportPath}}|{{.Name}}|{{.Dir}}{{end}}{{end}}"
-
-
-def cgo_packages(project: Project, output: str, toolchain: dict[str, str]) -> list[str]:
-    """The packages a failed CGO_ENABLED=0 build of the main package failed for because
-    they need cgo: a dependency with files that import "C" (left out without cgo) whose
-    directory the errors point into, or whose names they say are undefined. Empty when
-    the failure is another one."""
-    env = {"CGO_ENABLED": "1", **toolchain}
-    try:
-        listed = proc.run(["go", "list", "-deps", "-f", _CGO_LIST, project.main_package], cwd=project.root, env=env,
-                          what="go list")  # fmt: skip
-    except (ToolError, OperationError):
-        return []
-    found = []
-    for line in listed.splitlines():
-        path, name, directory = [*line.split("|"), "", ""][:3]
-        # go prints an error's file relative to the module where it can, else absolute
-        places = {directory, os.path.relpath(directory, project.root)} if directory else set()
-        if path and (any(p in output for p in places) or re.search(rf"undefined: {re.escape(name)}\.", output)):
-            found.append(path)
-    return sorted(found)
 
 
 def _needs_cgo(project: Project, needs: list[str], err: ToolError) -> OperationError:
@@ -99,7 +73,10 @@ class LocalBuilder:
             try:
                 output = proc.run(cmd, cwd=project.root, env=env, what="go build")
             except ToolError as err:
-                needs = [] if request.cgo else cgo_packages(project, err.output or "", toolchain)
+                failed = err.output or ""
+                needs = (
+                    [] if request.cgo else golang.cgo_packages(project.root, project.main_package, failed, toolchain)
+                )
                 if needs:
                     raise _needs_cgo(project, needs, err) from err
                 raise golang.compile_failure(err) from err

@@ -139,7 +139,9 @@ def _adopted(
     from kplugin.core.errors import UsageError
 
     assert project.layout is not None
-    given = [flag for flag, name in _SHAPING.items() if options[name] not in (None, False, [], (), "config", "true")]
+    defaults = {"leader_elect": "true", "fmt": "config", "multipoint": False}
+    given = [flag for flag, name in _SHAPING.items() if options[name] not in (None, []) and
+             (name not in defaults or str(options[name]).lower() != str(defaults[name]).lower())]  # fmt: skip
     if given:
         raise UsageError(
             f"{given[0]}: an adopted repository's configuration is its own (render-config shows and validates "
@@ -158,7 +160,10 @@ def _adopted(
     chosen = served[0]
     if len(served) > 1:
         note(f"{chosen.path}: the first of {len(served)} configuration files ({', '.join(c.path for c in served[1:])})")
-    text = safefs.read_text(safefs.inside(project.root, chosen.path, "configuration file"), "configuration file")
+    data = safefs.read_project_file(project.root, chosen.path)  # a regular file inside, never a link
+    if data is None:
+        raise UsageError(f"{project.root / chosen.path} is missing; kplugin adopt --force records the files again")
+    text = safefs.decode(data, "configuration file", project.root / chosen.path)
     if validate:
         _validate(project, checked_binary, text, chosen.path)
     if destination is None:

@@ -21,6 +21,30 @@ _MISSING_VERSION = re.compile(
 _GO_ERROR = re.compile(r"^(?:#\d+ [\d.]+ )?\s*((?:\.{0,2}/)?[\w./-]+\.go:\d+(?::\d+)?: .+)$")
 
 
+# a package of the build that is not the standard library's and has files that import "C"
+_CGO_LIST = "{{if not .Standard}}{{if .CgoFiles}}{{.ImportPath}}|{{.Name}}|{{.Dir}}{{end}}{{end}}"
+
+
+def cgo_packages(module_dir: Path, packages: str, output: str, env: dict[str, str]) -> list[str]:
+    """The packages a failed CGO_ENABLED=0 build of ``packages`` failed for because they
+    need cgo: a dependency with files that import "C" (left out without cgo) whose
+    directory the errors in ``output`` point into, or whose names they say are undefined.
+    Empty when the failure is another one."""
+    try:
+        listed = proc.run(["go", "list", "-deps", "-f", _CGO_LIST, packages], cwd=module_dir,
+                          env={**env, "CGO_ENABLED": "1"}, what="go list")  # fmt: skip
+    except OperationError:
+        return []
+    found = []
+    for line in listed.splitlines():
+        path, name, directory = [*line.split("|"), "", ""][:3]
+        # go prints an error's file relative to the module where it can, else absolute
+        places = {directory, os.path.relpath(directory, module_dir)} if directory else set()
+        if path and (any(p in output for p in places) or re.search(rf"undefined: {re.escape(name)}\.", output)):
+            found.append(path)
+    return sorted(found)
+
+
 def compile_failure(err: ToolError) -> OperationError:
     """A failed go build as one line, with the compiler's own file:line errors beneath."""
     errors = [m[1] for line in (err.output or "").splitlines() if (m := _GO_ERROR.match(line.strip()))]

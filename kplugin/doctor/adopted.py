@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from kplugin.core import safefs
 from kplugin.core.errors import Setting
 from kplugin.doctor.api_version import check_api_version
 from kplugin.doctor.binary import check_binary
@@ -73,6 +74,7 @@ def run(project: Project, target: Target, binary: Path | None = None) -> list[Fi
     scheduler = binary or project.bin_dir / "kube-scheduler"
     found: list[Finding] = []
     for config in project.layout.configs:
+        safefs.read_project_file(project.root, config.path)  # a regular file inside, never a link (or refused)
         ctx = Context(project=project, target=target, config_path=project.root / config.path, binary=scheduler,
                       config_given=True)  # fmt: skip
         found += _run(ctx, PER_CONFIG)

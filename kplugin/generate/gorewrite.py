@@ -149,8 +149,14 @@ def compile_check(root: Path, name: str, old: Target, new: Target) -> None:
     """``go build ./...`` in the moved module at ``root``; the errors left explained in an
     OperationError (``name`` is what the user calls the project)."""
     env = {"CGO_ENABLED": "0", "GOFLAGS": "-mod=mod", **golang.build_env(root)}
+    command = ["go", "build", "-trimpath", "./..."]
     try:
-        proc.run(["go", "build", "-trimpath", "./..."], cwd=root, env=env, what="go build ./...")
+        try:
+            proc.run(command, cwd=root, env=env, what="go build ./...")
+        except ToolError as err:  # a dependency that needs cgo (kplugin build --cgo): checked with it
+            if not golang.cgo_packages(root, "./...", err.output or "", env):
+                raise
+            proc.run(command, cwd=root, env={**env, "CGO_ENABLED": "1"}, what="go build ./...")
     except ToolError as err:
         details = explain(root, err.output or "", old, new)
         count = sum(1 for d in details if not d.startswith("what changed"))

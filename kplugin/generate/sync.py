@@ -252,8 +252,8 @@ def repin(module_dir: Path, old: Target, new: Target, rendered_go_mod: bytes, *,
             old_path, to = str(replace["Old"]["Path"]), replace["New"]
             if (to.get("Path"), to.get("Version")) == (old_path, pinned.get(old_path)):
                 kept.add(old_path)  # at the new version already: left where it stands
-            elif old_path in staging or (old_path.startswith("k8s.io/") and to.get("Version")):
-                edits.append(f"-dropreplace={old_path}")
+            elif old_path in staging or (not adopted and old_path.startswith("k8s.io/") and to.get("Version")):
+                edits.append(f"-dropreplace={old_path}")  # an adopted repository's other k8s.io pins are its own
         edits += [f"-replace={m}={m}@{new.version.staging_tag}" for m in new.release.staging_modules if m not in kept]
     _go(module_dir, "go mod edit", "mod", "edit", *edits)
 

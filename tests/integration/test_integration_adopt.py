@@ -175,3 +175,6 @@ def test_a_dependency_that_needs_cgo_is_named_and_builds_with_cgo(kplugin: Calla
     (binary,) = json.loads(run.stdout)["binaries"]
     assert binary["static"] is False and binary["version"] == "Kubernetes v1.37.2"
     assert not elf.inspect(repository / ".kplugin/bin/kube-scheduler").static
+    # upgrade's compile check takes the binding with cgo too
+    moved = kplugin("upgrade", str(repository), "--k8s", "1.36.5", "--dry-run")
+    assert moved.code == 0, moved.stderr

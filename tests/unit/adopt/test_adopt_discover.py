@@ -185,3 +185,60 @@ def test_nested_modules_vendor_and_tests_are_not_read(tmp_path: Path) -> None:
     module = Module(root, "example.com/shapes")
     assert sorted(str(d) for d in module.packages) == [".", "pkg/sorter"]
     assert [str(c.file.path) for c in registry.commands(module)] == ["main.go"]
+
+
+LIBRARY_RUN = """\
+package cli
+
+import (
+	"os"
+
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	"example.com/shapes/pkg/sorter"
+)
+
+// Run is the binary's whole job: the scheduler is its root command.
+func Run() {
+	c := app.NewSchedulerCommand(app.WithPlugin(sorter.Name, sorter.New))
+	if err := c.Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+"""
+RUN_MAIN = 'package main\n\nimport "example.com/shapes/internal/cli"\n\nfunc main() { cli.Run() }\n'
+GENERATOR = "//go:build ignore\n\npackage main\n\nfunc main() {}\n"
+
+
+def test_a_command_made_in_a_library_but_run_as_the_root_takes_no_word_before_its_flags(tmp_path: Path) -> None:
+    root = _module(
+        tmp_path,
+        {
+            "internal/cli/run.go": LIBRARY_RUN,
+            "internal/cli/gen.go": GENERATOR,  # a generator go run builds: not the package's
+            "cmd/sched/main.go": RUN_MAIN,
+            "pkg/sorter/sorter.go": SORTER.replace("func (sorter) Less", "func (sorter) Less"),
+        },
+    )
+    found = discover(root)
+    assert (found.main_package, found.arguments) == ("./cmd/sched", ())
+
+
+def test_a_value_receiver_without_a_name_is_read(tmp_path: Path) -> None:
+    unnamed = SORTER.replace("func (*sorter) Name() string", "func (sorter) Name() string")
+    found = discover(_module(tmp_path, {"main.go": MAIN, "pkg/sorter/sorter.go": unnamed}))
+    assert [(p.name, p.type_name) for p in found.plugins] == [("Sorter", "sorter")]
+
+
+def test_a_file_of_several_configurations_is_recorded_once(tmp_path: Path) -> None:
+    root = _module(tmp_path, {"main.go": MAIN, "pkg/sorter/sorter.go": SORTER})
+    (root / "config.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles: [{schedulerName: one}]\n---\n"
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles: [{schedulerName: two}]\n"
+    )
+    found = discover(root)
+    assert [(str(c.path), c.scheduler_names) for c in found.files.configs] == [("config.yaml", ("one", "two"))]
+    # two scheduler names: none is the project's, its own name is
+    assert found.scheduler_name == "shapes"

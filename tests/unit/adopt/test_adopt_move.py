@@ -117,3 +117,19 @@ def test_a_compile_error_is_explained_with_the_minor_that_changed_it(tmp_path: P
     lines = gorewrite.explain(tmp_path, output, resolve("1.34.12"), resolve("1.37.2"))
     assert lines[0].startswith("p.go:3: undefined: framework.NodeToStatusMap (Kubernetes 1.35: NodeToStatusMap is gone")
     assert lines[-1].startswith("what changed between them: 1.35: plugin interfaces and Handle move")
+
+
+def test_an_adopted_repository_s_own_k8s_io_replaces_stay(tmp_path: Path) -> None:
+    from kplugin.generate import sync
+
+    old, new = resolve("1.37.2"), resolve("1.36.5")
+    staging = "".join(f"\t{m} => {m} v0.37.2\n" for m in old.release.staging_modules)
+    (tmp_path / "go.mod").write_text(
+        "module example.com/m\n\ngo 1.26.0\n\nrequire k8s.io/kubernetes v1.37.2\n\nreplace (\n" + staging
+        + "\tk8s.io/utils => k8s.io/utils v0.0.0-20250101000000-aaaaaaaaaaaa\n)\n"
+    )  # fmt: skip
+    move.bump_replaces(tmp_path, old, new)
+    sync.repin(tmp_path, old, new, b"", adopted=True)
+    text = (tmp_path / "go.mod").read_text()
+    assert "k8s.io/utils => k8s.io/utils v0.0.0-20250101000000-aaaaaaaaaaaa" in text
+    assert "k8s.io/api => k8s.io/api v0.36.5" in text and "k8s.io/kubernetes v1.36.5" in text

@@ -157,3 +157,56 @@ def test_doctor_reads_what_an_adopted_repository_has(kplugin: Callable[..., Run]
     assert handle["file"] == "plugins/gang/gang.go" and "kplugin upgrade --k8s 1.37.2 rewrites it" in handle["fix"]
     refused = kplugin("doctor", str(old), "--config", str(old / "deploy/scheduler-config.yaml"))
     assert refused.code == 2 and "--config" in refused.stderr
+
+
+def _adopted_copy(kplugin: Callable[..., Run], tmp_path: Path, fixture: str = "forkshape") -> Path:
+    copy = Path(shutil.copytree(FIXTURES / fixture, tmp_path / fixture))
+    assert kplugin("adopt", str(copy)).code == 0
+    return copy
+
+
+def test_a_recorded_file_that_is_a_link_is_never_read_nor_written(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    copy = _adopted_copy(kplugin, tmp_path)
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\nsecret: x\n")
+    legacy = copy / "manifests/legacy/scheduler-config.yaml"
+    legacy.unlink()
+    legacy.symlink_to(outside)
+    shown = kplugin("render-config", str(copy), "--k8s", "1.28.3")  # 1.28 serves both recorded files
+    assert shown.code == 0 and "secret" not in shown.stdout  # the first file is the other one
+    meta = copy / "kplugin.yaml"
+    meta.write_text(
+        meta.read_text().replace(
+            "  - path: manifests/capacity/scheduler-config.yaml\n    apiVersion: kubescheduler.config.k8s.io/v1\n", ""
+        )
+    )
+    for run in (kplugin("render-config", str(copy), "--k8s", "1.28.3"), kplugin("doctor", str(copy)),
+                kplugin("upgrade", str(copy), "--k8s", "1.38.0-beta.0", "--dry-run")):  # fmt: skip
+        assert run.code == 2 and "symlink" in run.stderr and "secret" not in run.stdout, run.stderr
+    assert outside.read_text().startswith("apiVersion: kubescheduler.config.k8s.io/v1beta3\n")
+
+
+def test_upgrade_refuses_a_fork_of_kubernetes_and_a_vendored_repository(
+    kplugin: Callable[..., Run], tmp_path: Path
+) -> None:
+    copy = _adopted_copy(kplugin, tmp_path)
+    go_mod = copy / "go.mod"
+    original = go_mod.read_text()
+    go_mod.write_text(original + "\nreplace k8s.io/kubernetes => github.com/acme/kubernetes v1.37.2-acme.1\n")
+    before = tree(copy)
+    fork = kplugin("upgrade", str(copy), "--k8s", "1.38.0-beta.0")
+    assert fork.code == 2 and "with github.com/acme/kubernetes v1.37.2-acme.1 (a fork)" in fork.stderr
+    go_mod.write_text(original)
+    (copy / "vendor").mkdir()
+    (copy / "vendor/modules.txt").write_text("# k8s.io/kubernetes v1.37.2\n")
+    vendored = kplugin("upgrade", str(copy), "--k8s", "1.38.0-beta.0")
+    assert vendored.code == 2 and "does not move a vendored repository" in vendored.stderr
+    assert {k: v for k, v in tree(copy).items() if k != "go.mod" and not k.startswith("vendor/")} == {
+        k: v for k, v in before.items() if k != "go.mod"
+    }
+
+
+def test_a_zero_percentage_is_an_option_given(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    copy = _adopted_copy(kplugin, tmp_path)
+    run = kplugin("render-config", str(copy), "--percentage-of-nodes-to-score", "0")
+    assert run.code == 2 and "--percentage-of-nodes-to-score" in run.stderr
