@@ -89,6 +89,31 @@ def parse(text: str, where: str = "go.mod") -> GoMod:
     return mod
 
 
+_STAGING_VERSION = re.compile(r"v0\.(?P<minor>\d+)\.")
+_KUBERNETES_VERSION = re.compile(r"v1\.(?P<minor>\d+)\.")
+
+
+def foreign_pins(graph: str, main: str, staging: tuple[str, ...], minor: int) -> list[str]:
+    """The dependencies whose go.mod requires Kubernetes (k8s.io/kubernetes or a staging
+    module) at another minor than ``minor``, read in ``go mod graph``'s output: what the
+    replace set overrides for them, each as 'dependency requires module version'. The
+    main module and Kubernetes' own modules are left out."""
+    own = {*staging, KUBERNETES}
+    found = []
+    for line in graph.splitlines():
+        parts = line.split()
+        if len(parts) != 2 or "@" not in parts[1]:
+            continue
+        source, (module, version) = parts[0], parts[1].split("@", 1)
+        if source == main or source.split("@")[0] in own or module not in own:
+            continue
+        pattern = _KUBERNETES_VERSION if module == KUBERNETES else _STAGING_VERSION
+        match = pattern.match(version)
+        if match is not None and int(match["minor"]) != minor:
+            found.append(f"{source} requires {module} {version}")
+    return sorted(set(found))
+
+
 def read(root: Path) -> GoMod:
     """ROOT/go.mod, read; a repository without one is not a Go module kplugin can adopt."""
     path = root / "go.mod"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from kplugin.adopt import discover, gomod, record
-from kplugin.core import golang, safefs
+from kplugin.core import golang, proc, safefs
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.generate import gorewrite, stage, sync
 from kplugin.model.apichanges import renames
@@ -92,6 +92,18 @@ def migrate_configs(root: Path, project: Project, target: Target) -> list[PurePo
     return migrated
 
 
+def _foreign_pins(root: Path, project: Project, target: Target) -> list[str]:
+    """A note for each dependency written against another Kubernetes minor: the replace
+    set moves it to the target's, which it may not expect."""
+    graph = proc.run(["go", "mod", "graph"], cwd=root, env=golang.toolchain_env(root), what="go mod graph")
+    pins = gomod.foreign_pins(graph, project.module, target.release.staging_modules, target.version.minor)
+    return [
+        f"{pin}: the replace set makes it {target.version.staging_tag} (Kubernetes {target.version.minor_key}); "
+        "check that it works there"
+        for pin in pins
+    ]
+
+
 def _in_stage(project: Project, target: Target, moved: Moved, changes: stage.Changes) -> Callable[[Path], None]:
     def run(root: Path) -> None:
         bump_replaces(root, project.target, target)
@@ -100,6 +112,7 @@ def _in_stage(project: Project, target: Target, moved: Moved, changes: stage.Cha
         moved.rewritten = gorewrite.apply(root, rules)
         moved.migrated = migrate_configs(root, project, target)
         moved.notices += golang.mod_tidy(root)
+        moved.notices += _foreign_pins(root, project, target)
         gorewrite.compile_check(root, project.root.name, project.target, target)
         again = discover.discover(root, project.name)
         (root / PROJECT_FILE).write_text(record.text(again._replace(root=project.root)))

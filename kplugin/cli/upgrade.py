@@ -51,7 +51,7 @@ def upgrade(
 def _move(project: "Project", target: "Target", dry_run: bool, as_json: bool) -> None:
     """An adopted repository moved to ``target``: pins, code and configuration, reported."""
     from kplugin.adopt import move
-    from kplugin.cli.console import out, say, status
+    from kplugin.cli.console import note, out, say, status
 
     if target.version == project.version:
         say(f"nothing to change: {project.root.name} is at Kubernetes {target.version}")
@@ -64,7 +64,7 @@ def _move(project: "Project", target: "Target", dry_run: bool, as_json: bool) ->
         payload = {
             "from": str(moved.old.version), "to": str(moved.new.version), "dry_run": dry_run,
             "changed": [str(p) for p in moved.changed], "rewritten": rewritten,
-            "migrated": [str(p) for p in moved.migrated],
+            "migrated": [str(p) for p in moved.migrated], "notices": moved.notices,
         }  # fmt: skip
         out(json.dumps(payload, indent=2) + "\n")
         return
@@ -72,6 +72,8 @@ def _move(project: "Project", target: "Target", dry_run: bool, as_json: bool) ->
         out("".join(moved.diff))
     for path, done in rewritten.items():
         say(f"{path}: " + ", ".join(done))
+    for notice in moved.notices:
+        note(notice)
     for config in moved.migrated:
         say(f"{config}: kubescheduler.config.k8s.io/v1 (its apiVersion is not served by {moved.new.version.minor_key})")
     verb = "would change" if dry_run else "changed"

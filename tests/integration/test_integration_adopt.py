@@ -175,6 +175,11 @@ def test_a_dependency_that_needs_cgo_is_named_and_builds_with_cgo(kplugin: Calla
     (binary,) = json.loads(run.stdout)["binaries"]
     assert binary["static"] is False and binary["version"] == "Kubernetes v1.37.2"
     assert not elf.inspect(repository / ".kplugin/bin/kube-scheduler").static
-    # upgrade's compile check takes the binding with cgo too
-    moved = kplugin("upgrade", str(repository), "--k8s", "1.36.5", "--dry-run")
+    # upgrade's compile check takes the binding with cgo too; the binding's go.mod was
+    # written against 1.34's apimachinery, which the move's replace set overrides
+    moved = kplugin("upgrade", str(repository), "--k8s", "1.36.5", "--dry-run", "--json")
     assert moved.code == 0, moved.stderr
+    assert json.loads(moved.stdout)["notices"] == [
+        "example.com/gpuinfo@v0.0.0 requires k8s.io/apimachinery v0.34.12: the replace set makes it v0.36.5 "
+        "(Kubernetes 1.36); check that it works there"
+    ]

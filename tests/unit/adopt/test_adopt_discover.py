@@ -167,6 +167,22 @@ def test_go_mod_blocks_replacements_and_comments_are_read() -> None:
     assert mod.missing_replaces(("k8s.io/api", "k8s.io/kms")) == ("k8s.io/kms",)
 
 
+def test_a_dependency_written_against_another_minor_is_found_in_the_module_graph() -> None:
+    graph = (
+        "example.com/m k8s.io/api@v0.37.2\n"  # the module itself: its own pins
+        "example.com/dep@v1.2.0 k8s.io/apimachinery@v0.34.1\n"
+        "example.com/dep@v1.2.0 k8s.io/apimachinery@v0.37.0\n"  # the same minor: fine
+        "k8s.io/api@v0.37.2 k8s.io/apimachinery@v0.30.0\n"  # Kubernetes' own edges
+        "example.com/old@v0.1.0 k8s.io/kubernetes@v1.31.4\n"
+        "example.com/dep@v1.2.0 github.com/x/y@v1.0.0\n"
+    )
+    pins = gomod.foreign_pins(graph, "example.com/m", ("k8s.io/api", "k8s.io/apimachinery"), 37)
+    assert pins == [
+        "example.com/dep@v1.2.0 requires k8s.io/apimachinery v0.34.1",
+        "example.com/old@v0.1.0 requires k8s.io/kubernetes v1.31.4",
+    ]
+
+
 def test_the_project_name_comes_from_the_module_path_or_from_name() -> None:
     assert project_name("github.com/acme/Our_Scheduler", None) == "our-scheduler"
     assert project_name("github.com/acme/sched/v2", None) == "sched"
