@@ -3,7 +3,7 @@ another without --force), and what it shows of what it found."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Any
 
 from kplugin import __version__
@@ -12,6 +12,8 @@ from kplugin.core import safefs, yamlio
 from kplugin.model import layout as layouts
 from kplugin.model.goapi import NATIVE
 from kplugin.model.project import PROJECT_FILE
+
+__all__ = ["PROJECT_FILE", "document", "layout", "text", "write"]
 from kplugin.model.spec import default_image
 
 
@@ -55,8 +57,23 @@ def text(adoption: Adoption) -> str:
     return yamlio.dump(document(adoption))
 
 
-def write(adoption: Adoption, force: bool) -> Path:
-    """Write ROOT/kplugin.yaml (atomically); an existing one only with ``force``."""
+def write(
+    adoption: Adoption, force: bool, extra: dict[PurePosixPath, str] | None = None
+) -> tuple[list[PurePosixPath], list[PurePosixPath]]:
+    """Write ROOT/kplugin.yaml (an existing one only with ``force``) and each ``extra``
+    file that does not exist yet, every destination checked before the first write; the
+    extra files written, and those that existed (left as they are)."""
     target = safefs.check_writable_target(adoption.root, PROJECT_FILE, replace=force)
+    added, kept = [], []
+    for path in sorted(extra or {}):
+        if safefs.lstat_mode(safefs.inside(adoption.root, path, "file")) is not None:
+            kept.append(path)
+        else:
+            safefs.check_writable_target(adoption.root, path)
+            added.append(path)
+    for path in added:
+        destination = adoption.root / path
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        safefs.write_atomic(destination, (extra or {})[path].encode())
     safefs.write_atomic(target, text(adoption).encode())
-    return target
+    return added, kept

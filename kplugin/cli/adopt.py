@@ -27,15 +27,17 @@ def adopt(
     dry_run: DryRun = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing kplugin.yaml.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print what was found as JSON.")] = False,
+    with_: Annotated[str | None, typer.Option("--with", help="Also write, where missing: workflow.")] = None,
 ) -> None:  # fmt: skip
     """Make an existing scheduler-plugin repository a kplugin project: read it, write kplugin.yaml."""
-    from kplugin.adopt import discover, record
-    from kplugin.cli.console import out, say
+    from kplugin.adopt import discover, extras, record
+    from kplugin.cli.console import note, out, say
 
     if not path.is_dir():
         from kplugin.core.errors import UsageError
 
         raise UsageError(f"{path} is not a directory; give the repository's directory (the one with go.mod)")
+    parts = extras.parse(with_)
     adoption = discover.discover(path.resolve(), name)
     if as_json:
         out(json.dumps(_as_json(adoption, dry_run), indent=2, sort_keys=True) + "\n")
@@ -45,8 +47,11 @@ def adopt(
         if not as_json:
             out("\n--- kplugin.yaml (not written: --dry-run)\n" + record.text(adoption))
         return
-    written = record.write(adoption, force)
-    say(f"Wrote {written}; nothing else changed. Next: kplugin build {path}")
+    added, kept = record.write(adoption, force, extras.files(adoption, parts))
+    for existing in kept:
+        note(f"{existing} exists: not written (--with writes only files that do not exist)")
+    also = "".join(f", {p}" for p in added)
+    say(f"Wrote {adoption.root / record.PROJECT_FILE}{also}; nothing else changed. Next: kplugin build {path}")
 
 
 def _as_json(adoption: "Adoption", dry_run: bool) -> dict[str, object]:

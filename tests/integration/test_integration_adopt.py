@@ -183,3 +183,16 @@ def test_a_dependency_that_needs_cgo_is_named_and_builds_with_cgo(kplugin: Calla
         "example.com/gpuinfo@v0.0.0 requires k8s.io/apimachinery v0.34.12: the replace set makes it v0.36.5 "
         "(Kubernetes 1.36); check that it works there"
     ]
+
+
+def test_the_workflow_adopt_writes_passes_actionlint(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    from kplugin.maintainer import tools
+    from kplugin.model.tools import TOOLS
+
+    repository = Path(shutil.copytree(FIXTURES / "cobrashape", tmp_path / "cobrashape"))
+    assert kplugin("adopt", str(repository), "--with", "workflow").code == 0
+    actionlint = tools.ensure(TOOLS["actionlint"], lambda line: None)
+    linted = subprocess.run(
+        [str(actionlint), "-no-color", ".github/workflows/kplugin.yml"], cwd=repository, capture_output=True, text=True
+    )
+    assert linted.returncode == 0, linted.stdout + linted.stderr

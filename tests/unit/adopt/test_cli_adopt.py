@@ -210,3 +210,29 @@ def test_a_zero_percentage_is_an_option_given(kplugin: Callable[..., Run], tmp_p
     copy = _adopted_copy(kplugin, tmp_path)
     run = kplugin("render-config", str(copy), "--percentage-of-nodes-to-score", "0")
     assert run.code == 2 and "--percentage-of-nodes-to-score" in run.stderr
+
+
+def test_with_workflow_writes_a_workflow_only_where_there_is_none(
+    kplugin: Callable[..., Run], repository: Path
+) -> None:
+    before = tree(repository)
+    run = kplugin("adopt", str(repository), "--with", "workflow")
+    assert run.code == 0, run.stderr
+    added = set(tree(repository)) - set(before)
+    assert added == {"kplugin.yaml", ".github/workflows/kplugin.yml"}
+    workflow = (repository / ".github/workflows/kplugin.yml").read_text()
+    assert "kplugin doctor" in workflow and "kplugin build --builder local" in workflow
+    assert "kplugin upgrade --k8s 1.38.0-beta.0 --dry-run" in workflow and "continue-on-error: true" in workflow
+    (repository / ".github/workflows/kplugin.yml").write_text("mine\n")
+    again = kplugin("adopt", str(repository), "--with", "workflow", "--force")
+    assert again.code == 0 and "kplugin.yml exists: not written" in again.stderr
+    assert (repository / ".github/workflows/kplugin.yml").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize(("value", "words"), [("deploy", "not for adopted repositories yet"), ("fancy", "choose from")])
+def test_with_what_adopt_cannot_write_is_refused_before_anything(
+    kplugin: Callable[..., Run], repository: Path, value: str, words: str
+) -> None:
+    before = tree(repository)
+    run = kplugin("adopt", str(repository), "--with", f"workflow,{value}")
+    assert run.code == 2 and words in run.stderr and tree(repository) == before
