@@ -49,6 +49,7 @@ FLAGS: dict[Setting, str] = {
     Setting.FEATURE_GATES: "--feature-gates",
     Setting.PROJECT_NAME: "--name",
     Setting.CGO: "--cgo",
+    Setting.WITH: "--with",
 }
 
 

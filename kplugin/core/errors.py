@@ -57,6 +57,7 @@ class Setting(StrEnum):
     FEATURE_GATES = "{feature_gates}"
     PROJECT_NAME = "{project_name}"
     CGO = "{cgo}"
+    WITH = "{with}"
 
     @property
     def words(self) -> str:
@@ -104,6 +105,7 @@ _WORDS = {
     Setting.FEATURE_GATES: "feature gate settings",
     Setting.PROJECT_NAME: "project name",
     Setting.CGO: "a build with cgo",
+    Setting.WITH: "the parts to add",
 }
 
 
