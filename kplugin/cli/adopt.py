@@ -14,16 +14,18 @@ if TYPE_CHECKING:
 
 EPILOG = """Examples:
 
-  kplugin adopt ~/src/my-scheduler --dry-run   # what kplugin finds, nothing written
-  kplugin adopt ~/src/my-scheduler             # writes kplugin.yaml, nothing else
-  kplugin build ~/src/my-scheduler --builder local
+  kplugin adopt ~/src/my-scheduler --dry-run
+
+  kplugin adopt ~/src/my-scheduler --with workflow
+
+  kplugin build ~/src/my-scheduler
 """
 
 
 @app.command(epilog=EPILOG)
 def adopt(
     path: Annotated[Path, typer.Argument(help="The repository: the Go module's directory (its go.mod).")] = Path("."),
-    name: Annotated[str | None, typer.Option("--name", help="Default: the module path's last element.")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Project name (default: the module's last part).")] = None,
     dry_run: DryRun = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing kplugin.yaml.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print what was found as JSON.")] = False,
