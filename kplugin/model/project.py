@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import apitypes, crds, manifests, rbacrules
+from kplugin.model import apitypes, crds, rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
@@ -29,7 +29,8 @@ from kplugin.model.spec import (
 )
 from kplugin.model.versions import KubeVersion, Target, resolve
 
-if TYPE_CHECKING:  # imported where a kplugin.yaml has an adopted section: start-up is a benchmark target
+if TYPE_CHECKING:  # imported where they are used: render-config's start-up is a benchmark target
+    from kplugin.model import manifests
     from kplugin.model.layout import Layout
 
 PROJECT_FILE = "kplugin.yaml"
@@ -91,6 +92,8 @@ class Project(NamedTuple):
     def gate_flags(self) -> manifests.GateFlags:
         """The API server's and the scheduler's flags for those gates, and what the API
         server must serve for them."""
+        from kplugin.model import manifests
+
         return manifests.GateFlags.of(self.gates, self.target.facts)
 
     @property
