@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
@@ -53,8 +54,9 @@ def _documents(root: Path, relative: PurePosixPath) -> list[Any] | str:
     """The documents of a YAML file, or why they cannot be read."""
     path = root / relative
     try:
-        if path.is_symlink() or path.stat().st_size > _MAX_YAML:
-            return "a link or a file over 1 MiB"
+        st = path.lstat()  # a regular file only: a FIFO would block the read
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_YAML:
+            return "not a regular file (a link, FIFO or device), or over 1 MiB"
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         return f"cannot be read ({err.__class__.__name__})"

@@ -7,16 +7,14 @@ cannot tell it says so (None), and adopt reports that rather than guessing."""
 
 from __future__ import annotations
 
-import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from kplugin.generate import gosource
 
-# folders the go tool leaves out of ./... (and hidden ones: .git, .github)
-_SKIPPED = {"vendor", "testdata", "node_modules"}
 _MAX_FILE = 2 * 1024 * 1024
 _MAX_FILES = 20_000
 # a file the go tool never builds (a generator run with go run): //go:build ignore
@@ -47,7 +45,8 @@ class GoPackage(NamedTuple):
 
 def _read(path: Path) -> str | None:
     try:
-        if path.is_symlink() or path.stat().st_size > _MAX_FILE:
+        st = path.lstat()  # a regular file only: a link, a FIFO (which would block) or a device is not code
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_FILE:
             return None
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -57,21 +56,11 @@ def _read(path: Path) -> str | None:
 def go_files(root: Path) -> Iterator[tuple[PurePosixPath, str]]:
     """The module's Go files that build (not tests), sorted, with their text: what
     ``go build ./...`` reads, nested modules left out."""
-    count = 0
-    for top, dirs, files in os.walk(root):
-        here = Path(top)
-        dirs[:] = sorted(
-            d for d in dirs if d not in _SKIPPED and not d.startswith((".", "_")) and not (here / d / "go.mod").exists()
-        )
-        for name in sorted(files):
-            if not name.endswith(".go") or name.endswith("_test.go") or name.startswith((".", "_")):
-                continue
-            count += 1
-            if count > _MAX_FILES:
-                return
-            text = _read(here / name)
-            if text is not None and not _IGNORED.search(text):
-                yield PurePosixPath((here / name).relative_to(root).as_posix()), text
+    built = [p for p in gosource.module_files(root) if not p.name.endswith("_test.go") and p.name[0] not in "._"]
+    for relative in built[:_MAX_FILES]:
+        text = _read(root / relative)
+        if text is not None and not _IGNORED.search(text):
+            yield relative, text
 
 
 class Module:
@@ -124,15 +113,6 @@ class Module:
                     seen.add(importer.import_path)
                     todo.append(importer)
         return sorted(mains, key=lambda p: str(p.directory))
-
-
-def close(shape: str, i: int, opening: str = "(", closing: str = ")") -> int:
-    """The offset just past the bracket that closes the one open before ``i``."""
-    depth = 1
-    while i < len(shape) and depth:
-        depth += {opening: 1, closing: -1}.get(shape[i], 0)
-        i += 1
-    return i
 
 
 def split_arguments(file: GoFile, start: int, end: int) -> list[tuple[int, str]]:
@@ -200,19 +180,18 @@ def function(package: GoPackage, name: str) -> Function | None:
         match = declared.search(file.shape)
         if match is None:
             continue
-        i = close(file.shape, match.end())  # past the parameters
+        i = gosource.close(file.shape, match.end())  # past the parameters
         parameters = file.code[match.end() : i - 1]
         while i < len(file.shape) and file.shape[i] != "{":  # past the results
-            i = close(file.shape, i + 1) if file.shape[i] == "(" else i + 1
-        end = close(file.shape, i + 1, "{", "}") - 1
+            i = gosource.close(file.shape, i + 1) if file.shape[i] == "(" else i + 1
+        end = gosource.close(file.shape, i + 1, "{", "}") - 1
         return Function(file, parameters, i + 1, max(i + 1, end))
     return None
 
 
 def methods(package: GoPackage, type_name: str) -> set[str]:
-    """The methods a package declares on a type (value or pointer receiver, named or not)."""
-    declared = re.compile(rf"^func\s*\(\s*(?:\w+\s+)?\*?\s*{re.escape(type_name)}\s*\)\s*(\w+)\s*\(", re.M)
-    return {m[1] for f in package.files for m in declared.finditer(f.shape)}
+    """The methods a package declares on a type (gosource.methods, the one method scanner)."""
+    return {m.name for f in package.files for m in gosource.methods(f.shape, type_name)}
 
 
 def types_with(package: GoPackage, method: str) -> list[str]:

@@ -16,13 +16,13 @@ from kplugin.adopt.gocode import (
     GoFile,
     GoPackage,
     Module,
-    close,
     function,
     methods,
     split_arguments,
     string_value,
     types_with,
 )
+from kplugin.generate.gosource import close
 from kplugin.model.points import ExtensionPoint, available, method
 
 APP_PACKAGE = "k8s.io/kubernetes/cmd/kube-scheduler/app"

@@ -14,6 +14,7 @@ from kplugin.core import safefs
 from kplugin.core.errors import Setting
 from kplugin.doctor.api_version import check_api_version
 from kplugin.doctor.binary import check_binary
+from kplugin.doctor.checks import run_checks
 from kplugin.doctor.context import Context, Finding
 from kplugin.doctor.go_mod import check_go_mod
 from kplugin.doctor.lease import check_lease
@@ -56,18 +57,6 @@ def check_code(ctx: Context) -> Iterator[Problem]:
                 )  # fmt: skip
 
 
-def _run(ctx: Context, checks: Iterable[Check]) -> list[Finding]:
-    found: list[Finding] = []
-    for check in checks:
-        for problem in check(ctx):
-            found.extend(ctx.finding(p) for p in ctx.problems)
-            ctx.problems.clear()
-            found.append(ctx.finding(problem))
-        found.extend(ctx.finding(p) for p in ctx.problems)
-        ctx.problems.clear()
-    return found
-
-
 def run(project: Project, target: Target, binary: Path | None = None) -> list[Finding]:
     """Every finding for the adopted ``project`` at ``target``."""
     assert project.layout is not None
@@ -77,8 +66,8 @@ def run(project: Project, target: Target, binary: Path | None = None) -> list[Fi
         safefs.read_project_file(project.root, config.path)  # a regular file inside, never a link (or refused)
         ctx = Context(project=project, target=target, config_path=project.root / config.path, binary=scheduler,
                       config_given=True)  # fmt: skip
-        found += _run(ctx, PER_CONFIG)
+        found += run_checks(ctx, PER_CONFIG)
     ctx = Context(project=project, target=target, config_path=project.root, binary=scheduler,
                   config_given=binary is not None)  # fmt: skip
-    found += _run(ctx, (check_go_mod, check_code, check_binary))
+    found += run_checks(ctx, (check_go_mod, check_code, check_binary))
     return list(dict.fromkeys(found))

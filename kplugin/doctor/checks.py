@@ -48,15 +48,21 @@ def run(project: Project, target: Target, config: Path | None = None, binary: Pa
         binary=binary or (project.root / "bin/kube-scheduler"),
         config_given=config is not None,
     )
+    return list(dict.fromkeys(run_checks(ctx, CHECKS)))  # a bad node is met by several checks
+
+
+def run_checks(ctx: Context, checks: Iterable[Callable[[Context], Iterable[Problem]]]) -> list[Finding]:
+    """The findings of ``checks`` on ``ctx``, with the problems a check met on the way
+    (ctx.problems: a malformed node) in the order they were met."""
     found: list[Finding] = []
-    for check in CHECKS:
+    for check in checks:
         for problem in check(ctx):
-            found.extend(ctx.finding(p) for p in ctx.problems)  # in the order they were met
+            found.extend(ctx.finding(p) for p in ctx.problems)
             ctx.problems.clear()
             found.append(ctx.finding(problem))
         found.extend(ctx.finding(p) for p in ctx.problems)
         ctx.problems.clear()
-    return list(dict.fromkeys(found))  # a bad node is met by several checks
+    return found
 
 
 def list_rules() -> list[Rule]:

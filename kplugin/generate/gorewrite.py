@@ -8,7 +8,6 @@ literals are left as they are."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path, PurePosixPath
 
@@ -22,19 +21,11 @@ _GO_ERROR = re.compile(r"^(?:vet: )?(?P<file>[^\s:]+\.go):(?P<line>\d+):(?P<col>
 
 # the name a file imports a framework package by when kplugin adds the import
 _DEFAULT_NAMES = {path: name for name, path in PACKAGES.items()}
-_SKIPPED = {"vendor", "testdata", "node_modules"}
 
 
 def go_files(root: Path) -> list[PurePosixPath]:
     """Every Go file of the module (tests included: they must compile too), sorted."""
-    found = []
-    for top, dirs, files in os.walk(root):
-        here = Path(top)
-        dirs[:] = sorted(
-            d for d in dirs if d not in _SKIPPED and not d.startswith((".", "_")) and not (here / d / "go.mod").exists()
-        )
-        found += [PurePosixPath((here / f).relative_to(root).as_posix()) for f in sorted(files) if f.endswith(".go")]
-    return found
+    return gosource.module_files(root)
 
 
 def _add_import(text: str, path: str, name: str) -> str:

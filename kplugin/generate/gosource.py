@@ -12,9 +12,10 @@ It also reads Go source: ``methods`` finds the methods a plugin's type declares 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 # Comments and string/rune literals: a package name inside them is not a use.
@@ -104,14 +105,14 @@ class Method(NamedTuple):
 
 def methods(source: str, type_name: str) -> Iterator[Method]:
     """The methods declared on Go type ``type_name`` in one file's text, in source order:
-    each ``func (r T) Name(`` or ``func (r *T) Name(`` that starts a line (a receiver
-    without a name, or with type parameters, is not recognised)."""
-    receiver = re.compile(rf"^func \(\w+ \*?{re.escape(type_name)}\) (\w+)\(", re.M)
+    each ``func (r T) Name(``, ``func (r *T) Name(`` or ``func (*T) Name(`` that starts a
+    line (a receiver with type parameters is not recognised)."""
+    receiver = re.compile(rf"^func\s*\(\s*(?:\w+\s+)?\*?\s*{re.escape(type_name)}\s*\)\s*(\w+)\s*\(", re.M)
     for match in receiver.finditer(source):
         yield Method(match[1], source.count("\n", 0, match.start()) + 1, match.end())
 
 
-def _close(code: str, i: int, opening: str, closing: str) -> int:
+def close(code: str, i: int, opening: str = "(", closing: str = ")") -> int:
     """The offset just past the bracket that closes the one open before ``i``."""
     depth = 1
     while i < len(code) and depth:
@@ -124,18 +125,37 @@ def body(source: str, method: Method) -> tuple[int, str]:
     """The offset and text of a method's body, inside its braces, with comments and string
     literals blanked to spaces (same length: offsets into the source hold)."""
     code = _NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), source)
-    i = _close(code, method.end, "(", ")")  # past the parameters
+    i = close(code, method.end, "(", ")")  # past the parameters
     while i < len(code):  # past the results, to the brace that opens the body
         if code[i] == "(":
-            i = _close(code, i + 1, "(", ")")
+            i = close(code, i + 1, "(", ")")
         elif code[i] == "{" and re.search(r"\b(?:interface|struct)\s*$", code[:i]):
-            i = _close(code, i + 1, "{", "}")
+            i = close(code, i + 1, "{", "}")
         elif code[i] == "{":
             break
         else:
             i += 1
     start = i + 1
-    return start, code[start : max(start, _close(code, start, "{", "}") - 1)]
+    return start, code[start : max(start, close(code, start, "{", "}") - 1)]
+
+
+# folders ``go build ./...`` leaves out, besides hidden ones and nested modules
+_NOT_BUILT = {"vendor", "testdata", "node_modules"}
+
+
+def module_files(root: Path) -> list[PurePosixPath]:
+    """Every Go file of the module at ``root`` (tests included), sorted: what ``go build
+    ./...`` and ``go vet ./...`` read, nested modules, vendor/ and hidden folders left out."""
+    found = []
+    for top, dirs, files in os.walk(root):
+        here = Path(top)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in _NOT_BUILT and not d.startswith((".", "_")) and not (here / d / "go.mod").exists()
+        )
+        found += [PurePosixPath((here / f).relative_to(root).as_posix()) for f in sorted(files) if f.endswith(".go")]
+    return found
 
 
 def line_of(text: str, offset: int) -> int:

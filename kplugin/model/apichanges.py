@@ -15,6 +15,7 @@ from typing import NamedTuple
 from kplugin.core.errors import Setting
 from kplugin.model import goapi
 from kplugin.model.apifacts import ApiFacts
+from kplugin.model.points import parse_minor
 from kplugin.model.versions import supported_releases
 
 _MOVED_FIX = f"these moved to k8s.io/kube-scheduler/framework (fwk); or move the plugin to {Setting.API} layer"
@@ -126,17 +127,13 @@ MOVED_TO_FWK: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 
-def _key(minor: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in minor.split("."))
-
-
 def _moves(old: ApiFacts, new: ApiFacts, old_minor: str, new_minor: str) -> list[Rename]:
     """MOVED_TO_FWK's names for a move that crosses their minor (either way)."""
     framework, fwk = PACKAGES["framework"], PACKAGES["fwk"]
     found = []
     for minor, moved in MOVED_TO_FWK.items():
-        up = _key(old_minor) < _key(minor) <= _key(new_minor)
-        down = _key(new_minor) < _key(minor) <= _key(old_minor)
+        up = parse_minor(old_minor) < parse_minor(minor) <= parse_minor(new_minor)
+        down = parse_minor(new_minor) < parse_minor(minor) <= parse_minor(old_minor)
         for name in moved if up or down else ():
             a, b = (framework, fwk) if up else (fwk, framework)
             found.append(Rename(name, a, name, False, b, name, False))
@@ -173,10 +170,10 @@ def renames(old: ApiFacts, new: ApiFacts, old_minor: str = "", new_minor: str = 
 def crossed(old: str, new: str) -> list[tuple[str, str]]:
     """The catalog's API changes of each minor a move from ``old`` to ``new`` (minor keys)
     crosses, either way: (minor, change), in minor order."""
-    low, high = sorted((old, new), key=_key)
+    low, high = sorted((old, new), key=parse_minor)
     return [
         (r.key, change)
-        for r in sorted(supported_releases(), key=lambda r: _key(r.key))
-        if _key(low) < _key(r.key) <= _key(high)
+        for r in sorted(supported_releases(), key=lambda r: parse_minor(r.key))
+        if parse_minor(low) < parse_minor(r.key) <= parse_minor(high)
         for change in r.api_changes
     ]

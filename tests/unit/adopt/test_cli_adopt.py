@@ -236,3 +236,19 @@ def test_with_what_adopt_cannot_write_is_refused_before_anything(
     before = tree(repository)
     run = kplugin("adopt", str(repository), "--with", f"workflow,{value}")
     assert run.code == 2 and words in run.stderr and tree(repository) == before
+
+
+def test_a_fifo_in_the_repository_is_passed_over_not_read(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    """Reading a FIFO blocks until a writer comes: adopt reads regular files only."""
+    import os
+
+    copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
+    os.mkfifo(copy / "manifests/pipe.yaml")
+    os.mkfifo(copy / "pkg/gang/pipe.go")
+    run = kplugin("adopt", str(copy), "--dry-run", "--json")
+    assert run.code == 0, run.stderr
+    found = json.loads(run.stdout)
+    assert {"what": "manifests/pipe.yaml", "reason": "not a regular file (a link, FIFO or device), or over 1 MiB"} in (
+        found["unused"]
+    )
+    assert [p["name"] for p in found["kpluginYaml"]["plugins"]] == ["Capacity", "Gang"]
