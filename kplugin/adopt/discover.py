@@ -91,7 +91,7 @@ def _command(commands: list[Command], where: Path) -> tuple[Command, list[Unread
 def _main(module: Module, command: Command, where: Path) -> tuple[PurePosixPath, tuple[str, ...], list[Unread]]:
     """The main package that builds the command, and the arguments that reach it."""
     if command.package.name == "main":
-        return command.package.directory, (), []
+        return command.package.directory, _arguments(module, command), []
     mains = module.mains_reaching(command.package)
     if not mains:
         raise UsageError(
@@ -99,9 +99,15 @@ def _main(module: Module, command: Command, where: Path) -> tuple[PurePosixPath,
             f"{command.file.path}:{command.line} makes the scheduler command; kplugin builds a main package"
         )
     others = [Unread(f"main package {m.import_path}", f"kplugin builds {mains[0].import_path}") for m in mains[1:]]
-    if not registry.attached(module, command):  # run as the binary's own command: no word before its flags
-        return mains[0].directory, (), others
-    return mains[0].directory, (command.renamed or registry.SCHEDULER_USE,), others
+    return mains[0].directory, _arguments(module, command), others
+
+
+def _arguments(module: Module, command: Command) -> tuple[str, ...]:
+    """The word before the scheduler's flags: the command's name when the code adds it to
+    a parent command (a cobra subcommand), else none (the binary's own command)."""
+    if not registry.attached(module, command):
+        return ()
+    return (command.renamed or registry.SCHEDULER_USE,)
 
 
 def _plugins(module: Module, command: Command, target: Target, where: Path) -> tuple[list[Plugin], list[Unread]]:

@@ -196,9 +196,11 @@ def e2e(
     report = _Report(
         _view(scores), _junit_target(junit, force), str(scenario or "the default scenario"), _html_target(html, force)
     )
-    pinned, target = load_for_version(path, template, k8s)
+    pinned, target = load_for_version(path, template, k8s, adopted=True)
+    if pinned.layout is not None:
+        _adopted_options(pinned, target, args_file, weight, disable_default)
     # every input is read and checked before anything is built or started
-    loaded = _scenario(target, pinned.root, scenario, reschedule, matcher)
+    loaded = _scenario(target, pinned, scenario, reschedule, matcher)
     inputs = _inputs(pinned, loaded, cluster_config, args_file, admin, weight, disable_default, gates)
     if cluster_config is None:
         controlplane.etcd_binary()  # fail before building anything when etcd is missing
@@ -241,14 +243,35 @@ def _check_options(
     return matcher, kubeconfigs.load(kubeconfig, context)
 
 
+def _adopted_options(
+    project: "Project", target: "Target", args_file: Path | None, weight: list[str] | None, disable: list[str] | None
+) -> None:
+    """What an adopted repository's run refuses: another version (its code moves with
+    kplugin upgrade) and the options that shape kplugin's configuration (its own is used)."""
+    from kplugin.core.errors import UsageError
+
+    if target.version != project.version:
+        raise UsageError(
+            f"--k8s {target.version}: an adopted repository runs at its own pin ({project.version}); move it there "
+            "with kplugin upgrade --k8s first"
+        )
+    shaping = (("--args", args_file), ("--weight", weight), ("--disable-default", disable))
+    given = [flag for flag, value in shaping if value]
+    if given:
+        raise UsageError(
+            f"{given[0]}: an adopted repository's run uses its own configuration file (render-config shows it); "
+            "change that file, or leave the option out"
+        )
+
+
 def _scenario(
-    target: "Target", root: Path, scenario: Path | None, reschedule: str | None, matcher: "Matcher | None"
+    target: "Target", project: "Project", scenario: Path | None, reschedule: str | None, matcher: "Matcher | None"
 ) -> "Scenario":
     """The scenario, its bound pods that --reschedule matches made pending again."""
     from kplugin.cli.console import note
     from kplugin.e2e import run, snapshot
 
-    loaded = run.read_scenario(scenario, target, root)
+    loaded = run.read_scenario(scenario, target, project.root, project.crd_files)
     lacking = snapshot.unread_note(loaded.source)
     if lacking:
         note(f"{scenario}: {lacking}")
@@ -317,9 +340,12 @@ class _Steps:
         yield self.reporter.step
 
     def check(self, inputs: "Inputs", scheduler: Path) -> None:
+        from kplugin.cli.console import note
         from kplugin.e2e import run
 
-        run.check_config(inputs, scheduler)  # the scheduler's own verdict, before anything starts
+        undecided = run.check_config(inputs, scheduler)  # the scheduler's own verdict, before anything starts
+        if undecided is not None:
+            note(undecided)
 
 
 @dataclass(frozen=True)

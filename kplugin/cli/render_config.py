@@ -135,10 +135,10 @@ def _adopted(
     apiVersion the target serves, printed (or written to -o) as it is, and with --validate
     loaded by the repository's scheduler (started with the recorded arguments)."""
     from kplugin.cli.console import note, out, say
+    from kplugin.config import render
     from kplugin.core import safefs
     from kplugin.core.errors import UsageError
 
-    assert project.layout is not None
     defaults = {"leader_elect": "true", "fmt": "config", "multipoint": False}
     given = [flag for flag, name in _SHAPING.items() if options[name] not in (None, []) and
              (name not in defaults or str(options[name]).lower() != str(defaults[name]).lower())]  # fmt: skip
@@ -147,25 +147,12 @@ def _adopted(
             f"{given[0]}: an adopted repository's configuration is its own (render-config shows and validates "
             "the one it has); leave the option out"
         )
-    served = [
-        c for c in project.layout.configs if c.api_version.rpartition("/")[2] in target.release.config_api_versions
-    ]
-    if not served:
-        configs = project.layout.configs
-        recorded = ", ".join(f"{c.path} ({c.api_version})" for c in configs) or "none"
-        raise UsageError(
-            f"{project.root} has no KubeSchedulerConfiguration file in an apiVersion Kubernetes {target.version} "
-            f"serves (recorded: {recorded}); kplugin upgrade moves old ones to v1"
-        )
-    chosen = served[0]
-    if len(served) > 1:
-        note(f"{chosen.path}: the first of {len(served)} configuration files ({', '.join(c.path for c in served[1:])})")
-    data = safefs.read_project_file(project.root, chosen.path)  # a regular file inside, never a link
-    if data is None:
-        raise UsageError(f"{project.root / chosen.path} is missing; kplugin adopt --force records the files again")
-    text = safefs.decode(data, "configuration file", project.root / chosen.path)
+    own = render.own_config(project, target)
+    if own.passed_over:
+        note(f"{own.path}: the first of {len(own.passed_over) + 1} configuration files ({', '.join(own.passed_over)})")
+    text = own.text
     if validate:
-        _validate(project, checked_binary, text, chosen.path)
+        _validate(project, checked_binary, text, own.path)
     if destination is None:
         out(text)
         return
@@ -208,6 +195,8 @@ def _validate(project: "Project", checked_binary: Path | None, config_text: str,
         say(f"--validate: building {scheduler} with the local Go toolchain")
         build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)
     accepted, message = render.validate(scheduler, config_text, shown, prefix=project.scheduler_arguments)
+    if accepted is None:
+        raise OperationError(f"{message}; kplugin e2e loads it against a real control plane")
     if not accepted:
         raise OperationError(f"kube-scheduler {project.version} rejects the configuration: {message}")
     say(f"validated: {scheduler} accepts the configuration")

@@ -20,6 +20,41 @@ from kplugin.model.versions import Target
 FORMATS = ("config", "configmap", "helm-values")
 
 
+class OwnConfig(NamedTuple):
+    """An adopted repository's configuration file: the one kplugin uses, its text, and
+    which others it passed over (a note)."""
+
+    path: str
+    text: str
+    passed_over: tuple[str, ...]
+
+
+def own_config(project: Project, target: Target) -> OwnConfig:
+    """The first configuration file recorded by kplugin adopt in an apiVersion ``target``
+    serves, read as every project file is (a regular file inside, never a link)."""
+    from kplugin.core import safefs
+
+    assert project.layout is not None
+    served = [
+        c for c in project.layout.configs if c.api_version.rpartition("/")[2] in target.release.config_api_versions
+    ]
+    if not served:
+        configs = project.layout.configs
+        recorded = ", ".join(f"{c.path} ({c.api_version})" for c in configs) or "none"
+        raise UsageError(
+            f"{project.root} has no KubeSchedulerConfiguration file in an apiVersion Kubernetes {target.version} "
+            f"serves (recorded: {recorded}); kplugin upgrade moves old ones to v1"
+        )
+    chosen = served[0]
+    data = safefs.read_project_file(project.root, chosen.path)
+    if data is None:
+        raise UsageError(
+            f"{project.root / chosen.path} is missing; kplugin adopt {Setting.FORCE} records the files again"
+        )
+    text = safefs.decode(data, "configuration file", project.root / chosen.path)
+    return OwnConfig(chosen.path, text, tuple(c.path for c in served[1:]))
+
+
 def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:
     """--args FILE: {Plugin: {field: value}}, or the args of a one-plugin project. Whether
     the values are right is the plugins' own decoders' call (see argsinfo)."""
@@ -285,12 +320,20 @@ def check_binary(binary: Path, what: str = Setting.BINARY) -> Path:
 
 
 def validate(
-    binary: Path, text: str, shown: str = "the configuration", args: tuple[str, ...] = (), prefix: tuple[str, ...] = ()
-) -> tuple[bool, str]:
+    binary: Path,
+    text: str,
+    shown: str = "the configuration",
+    args: tuple[str, ...] = (),
+    prefix: tuple[str, ...] = (),
+    patience: float = 120.0,
+) -> tuple[bool | None, str]:
     """Load the config with the real kube-scheduler, started with ``args`` too (its
     feature gates), after ``prefix`` (an adopted binary's subcommand): (accepted, its exact
-    error or 'ok'). The scheduler reads a temporary copy; its message names ``shown``
-    instead."""
+    error or 'accepted'). The scheduler reads a temporary copy; its message names ``shown``
+    instead. It parses and checks the file, then builds every profile, which calls each
+    plugin's factory, and exits; with no API server to reach (``--master`` is a closed
+    port), a factory that waits for one (an informer's cache sync) never returns: after
+    ``patience`` seconds the verdict is None (undecided) and the message says so."""
     import tempfile
 
     from kplugin.core import proc
@@ -309,7 +352,13 @@ def validate(
             "--master=https://127.0.0.1:1",
             *args,
         ]
-        result = proc.probe(cmd)
+        try:
+            result = proc.probe(cmd, timeout=patience)
+        except proc.TimedOut:
+            return None, (
+                f"kube-scheduler did not finish loading {shown} within {patience:.0f}s with no API server to reach: "
+                "a plugin's factory waits for one (an informer's cache sync, say)"
+            )
         if result.returncode == 0 and written.is_file():
             return True, "accepted"
         lines = [line for line in result.stderr.splitlines() if line.strip()]

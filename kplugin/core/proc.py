@@ -16,6 +16,10 @@ def which(tool: str) -> str | None:
     return shutil.which(tool)
 
 
+class TimedOut(OperationError):
+    """A command that did not finish in the time it was given (``probe``)."""
+
+
 def _cannot_start(cmd: Sequence[str], label: str, err: OSError) -> OperationError:
     if isinstance(err, FileNotFoundError):
         return OperationError(f"{cmd[0]} not found on PATH; install it to {label}")
@@ -72,7 +76,7 @@ def probe(cmd: Sequence[str], *, timeout: float = 120) -> subprocess.CompletedPr
     except OSError as err:
         raise _cannot_start(cmd, cmd[0], err) from None
     except subprocess.TimeoutExpired as err:
-        raise OperationError(f"{cmd[0]} did not finish within {timeout:.0f}s") from err
+        raise TimedOut(f"{cmd[0]} did not finish within {timeout:.0f}s") from err
 
 
 def stream(

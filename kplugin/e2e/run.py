@@ -19,6 +19,7 @@ from kplugin.config import render
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
+from kplugin.e2e.adopted import OwnConfig
 from kplugin.e2e.gates import gate_flags
 from kplugin.e2e.groups import Group, group_json, groups
 from kplugin.e2e.logs import Narrowing
@@ -37,7 +38,7 @@ from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster, Existing, Local
 from kplugin.kube.kubeconfig import Kubeconfig
-from kplugin.model import crds, manifests, rbacrules
+from kplugin.model import manifests, rbacrules
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 from kplugin.model.versions import Target
@@ -101,7 +102,7 @@ def check_rules_cover(project: Project) -> None:
     for path, line, group, plural in plugincode.resources_read(project):
         if rbacrules.missing((rbacrules.watches(group, plural),), granted):
             raise refuse(f"{path.relative_to(project.root)}:{line}", group, plural)
-    for definition in crds.load(project.root):
+    for definition in project.crd_definitions():
         for info in kinds.from_crd(definition.body)[:1]:  # one plural and group for all its versions
             if rbacrules.missing((rbacrules.watches(info.group, info.plural),), granted):
                 raise refuse(f"{definition.where} ({info.kind})", info.group, info.plural)
@@ -157,7 +158,8 @@ class Inputs:
 
     project: Project
     scenario: Scenario
-    config: SchedulerConfig  # render-config's, for a single test scheduler (kubeconfig set per run)
+    # render-config's, for a single test scheduler (kubeconfig set per run); an adopted repository's own
+    config: SchedulerConfig | OwnConfig
     rbac: list[dict[str, Any]] | None  # deploy/rbac.yaml's objects; None: run with an admin token
     notices: tuple[str, ...] = ()  # e.g. args not checked by the plugins' Go code
     # the scheduler's feature gates as --feature-gates sets them (they win over kplugin's)
@@ -191,10 +193,11 @@ def rejections_notice(project: Project) -> str | None:
     )
 
 
-def read_scenario(path: Path | None, target: Target, root: Path) -> Scenario:
+def read_scenario(path: Path | None, target: Target, root: Path, recorded: tuple[str, ...] | None = None) -> Scenario:
     """The scenario (checked), its objects served by the target's Kubernetes, with the
-    CRDs of the project at ``root`` (config/crd/) it does not hold itself."""
-    defined = project_crds(root)
+    CRDs of the project at ``root`` (config/crd/, or the files ``recorded`` of an adopted
+    repository) it does not hold itself."""
+    defined = project_crds(root, recorded)
     loaded = with_objects(DEFAULT_SCENARIO, defined) if path is None else load_scenario(path, defined)
     check_served(loaded, target, path)
     return loaded
@@ -213,7 +216,13 @@ def prepare(
 ) -> Inputs:
     """Read and check everything the run needs from the user: the scenario first (cheap),
     then the RBAC, then the configuration (whose args the plugins' Go code decodes)."""
-    loaded = scenario if isinstance(scenario, Scenario) else read_scenario(scenario, project.target, project.root)
+    loaded = (
+        scenario
+        if isinstance(scenario, Scenario)
+        else read_scenario(scenario, project.target, project.root, project.crd_files)
+    )
+    if project.layout is not None:
+        return _adopted_inputs(project, loaded, admin, feature_gates)
     if not admin:
         check_rules_cover(project)
     rbac = None if admin else rbac_documents(project)
@@ -237,19 +246,48 @@ def prepare(
     )
 
 
-def check_config(inputs: Inputs, scheduler: Path) -> None:
+def _adopted_inputs(
+    project: Project, loaded: Scenario, admin: bool, feature_gates: tuple[tuple[str, bool], ...]
+) -> Inputs:
+    """An adopted repository's run: its own configuration and RBAC (kplugin.e2e.adopted)."""
+    from kplugin.e2e import adopted
+
+    config, notices = adopted.own_config(project, project.target)
+    rbac = None
+    if not admin:
+        rbac, said = adopted.rbac(project)
+        notices += said
+    return Inputs(project, loaded, config, rbac, notices, feature_gates)
+
+
+# How long an adopted repository's scheduler may take to load the run's configuration
+# before the run goes on undecided: its plugins' factories may wait for an API server.
+ADOPTED_PATIENCE = 10.0
+
+
+def check_config(inputs: Inputs, scheduler: Path) -> str | None:
     """The configuration the run uses, loaded by the project's own scheduler binary
     (--write-config-to: it builds every profile and exits): its own error, in one line,
-    before the control plane starts."""
+    before the control plane starts. An adopted repository's plugin may wait for the API
+    server in its factory: the check is then undecided, and what it returns is said (the
+    run's scheduler loads the configuration against the control plane, and its own error
+    ends the run)."""
     document = replace(inputs.config, kubeconfig="/dev/null").document()
     flags = gate_flags(inputs).scheduler  # an unknown gate is the binary's to refuse, here
-    accepted, message = render.validate(scheduler, yamlio.dump(document), "the e2e configuration", flags)
+    prefix = inputs.project.scheduler_arguments
+    patience = ADOPTED_PATIENCE if inputs.project.layout is not None else 120.0
+    accepted, message = render.validate(
+        scheduler, yamlio.dump(document), "the e2e configuration", flags, prefix, patience
+    )
+    if accepted is None and inputs.project.layout is not None:
+        return f"{message}; the run's scheduler loads it against the control plane"
     if not accepted:
         raise OperationError(f"kube-scheduler {inputs.project.version} rejects the e2e configuration: {message}")
+    return None
 
 
 def plugin_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:
-    name = target.scheduler_name(inputs.project.scheduler_name)
+    name = target.scheduler_name(inputs.config.scheduler_name)
     document = replace(inputs.config, scheduler_names=(name,)).document()
     return ReplayProfile(ProfileLabel.PLUGIN, name, document)
 
@@ -278,7 +316,9 @@ def local_clusters(apiserver: Path, inputs: Inputs, progress: Progress) -> Clust
     flags = gate_flags(inputs)
 
     def make(work: Path, _label: str) -> AbstractContextManager[Cluster]:
-        return Local(work, apiserver, inputs.rbac, progress, flags.apiserver, flags.scheduler)
+        return Local(
+            work, apiserver, inputs.rbac, progress, flags.apiserver, flags.scheduler, inputs.project.scheduler_arguments
+        )
 
     return make
 
@@ -291,7 +331,8 @@ def existing_clusters(config: Kubeconfig, inputs: Inputs, progress: Progress) ->
     flags = gate_flags(inputs)
 
     def make(work: Path, _label: str) -> AbstractContextManager[Cluster]:
-        return Existing(config, Client(endpoint), work, progress, flags.scheduler, flags.served)
+        prefix = inputs.project.scheduler_arguments
+        return Existing(config, Client(endpoint), work, progress, flags.scheduler, flags.served, prefix)
 
     return make
 

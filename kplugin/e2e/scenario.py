@@ -52,7 +52,7 @@ time), up to 1 GB; YAML up to 4 MB, since ruamel builds about 0.3 MB/s of it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -407,10 +407,11 @@ class _Rewound:
         return self.rest.read(size)
 
 
-def project_crds(root: Path) -> tuple[KubeObject, ...]:
-    """The project's CRDs (config/crd/), as objects a replay creates first."""
+def project_crds(root: Path, recorded: Sequence[str] | None = None) -> tuple[KubeObject, ...]:
+    """The project's CRDs (config/crd/, or the files ``recorded`` of an adopted
+    repository), as objects a replay creates first."""
     found = []
-    for definition in crds.load(root):
+    for definition in crds.load(root, recorded):
         reader = Reader(root / definition.file)
         found.append(reader.kube_object(definition.body, f"document {definition.index + 1}"))
     return tuple(found)

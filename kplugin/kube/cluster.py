@@ -88,10 +88,12 @@ class Local:
         progress: Progress,
         apiserver_args: Sequence[str] = (),
         scheduler_args: Sequence[str] = (),
+        prefix: Sequence[str] = (),
     ) -> None:
         self.work = work
         self.plane = ControlPlane(work, apiserver, progress, apiserver_args)
         self.scheduler_args = tuple(scheduler_args)
+        self.prefix = tuple(prefix)  # an adopted binary's subcommand, before the scheduler's flags
         self.rbac = rbac
         self.identity = "admin"
         self.custom_kinds: set[kinds.KindInfo] = set()
@@ -133,7 +135,7 @@ class Local:
         document["clientConnection"].update(qps=self.qps, burst=self.qps)
         path = self.work / "scheduler-config.yaml"
         path.write_text(yamlio.dump(document))
-        self.scheduler = self.plane.scheduler(binary, path, verbosity, vmodule, self.scheduler_args)
+        self.scheduler = self.plane.scheduler(binary, path, verbosity, vmodule, self.scheduler_args, self.prefix)
         return self.scheduler
 
     def check(self) -> None:
@@ -157,9 +159,11 @@ class Existing:
         progress: Progress,
         scheduler_args: Sequence[str] = (),
         served: Sequence[tuple[str, str]] = (),
+        prefix: Sequence[str] = (),
     ) -> None:
         self.config = config
         self.scheduler_args = tuple(scheduler_args)
+        self.prefix = tuple(prefix)  # an adopted binary's subcommand, before the scheduler's flags
         self.served = tuple(served)
         self.client = client
         self.work = work
@@ -263,7 +267,7 @@ class Existing:
         path.write_text(yamlio.dump(document))
         self.scheduler = Process(
             "kube-scheduler",
-            scheduler_command(binary, path, verbosity, vmodule, self.scheduler_args),
+            scheduler_command(binary, path, verbosity, vmodule, self.scheduler_args, self.prefix),
             self.work / "kube-scheduler.log",
         )
         return self.scheduler

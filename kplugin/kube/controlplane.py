@@ -174,10 +174,18 @@ class Process:
 
 
 def scheduler_command(
-    binary: Path, config: Path, verbosity: int, vmodule: str, extra_args: Sequence[str] = ()
+    binary: Path,
+    config: Path,
+    verbosity: int,
+    vmodule: str,
+    extra_args: Sequence[str] = (),
+    prefix: Sequence[str] = (),
 ) -> list[str]:
+    """kube-scheduler's command line; ``prefix`` comes before its flags (the subcommand
+    of an adopted repository's binary)."""
     return [
         str(binary),
+        *prefix,
         f"--config={config}",
         "--secure-port=0",
         f"-v={verbosity}",
@@ -340,9 +348,11 @@ class ControlPlane:
         verbosity: int,
         vmodule: str = "schedule_one=10",
         extra_args: Sequence[str] = (),
+        prefix: Sequence[str] = (),
     ) -> Process:
         # schedule_one.go logs each plugin's score per node at V(10) (1.28 to 1.37 alike)
-        return self._spawn("kube-scheduler", scheduler_command(binary, config, verbosity, vmodule, extra_args))
+        command = scheduler_command(binary, config, verbosity, vmodule, extra_args, prefix)
+        return self._spawn("kube-scheduler", command)
 
     def check(self) -> None:
         for process in self.processes:

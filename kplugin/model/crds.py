@@ -53,10 +53,12 @@ def files(root: Path) -> list[PurePosixPath]:
     return [CRD_DIR / name for name in found]
 
 
-def load(root: Path) -> list[Definition]:
-    """Every CRD of the project, checked to be one (apiVersion, kind, a name)."""
+def load(root: Path, recorded: Sequence[str] | None = None) -> list[Definition]:
+    """Every CRD of the project, checked to be one (apiVersion, kind, a name); with
+    ``recorded`` (an adopted repository's CRD files, kplugin.yaml's adopted.crds), the CRD
+    documents of those files, whatever else they hold."""
     definitions = []
-    for relative in files(root):
+    for relative in files(root) if recorded is None else [PurePosixPath(r) for r in recorded]:
         data = safefs.read_project_file(root, relative)
         if data is None:  # gone in between
             continue
@@ -64,6 +66,8 @@ def load(root: Path) -> list[Definition]:
         for index, document in enumerate(yamlio.parse(text, str(root / relative), every_document=True)):
             definition = Definition(relative, index, document if isinstance(document, dict) else {})
             where = root / relative
+            if recorded is not None and not (isinstance(document, dict) and document.get("kind") == KIND):
+                continue
             if not isinstance(document, dict) or (document.get("apiVersion"), document.get("kind")) != (
                 API_VERSION,
                 KIND,

@@ -83,6 +83,15 @@ class Project(NamedTuple):
         return self.layout.arguments if self.layout is not None else ()
 
     @property
+    def crd_files(self) -> tuple[str, ...] | None:
+        """The files an adopted repository keeps its CRDs in; None: config/crd/'s."""
+        return self.layout.crds if self.layout is not None else None
+
+    def crd_definitions(self) -> list[crds.Definition]:
+        """The project's CRDs: config/crd/'s, or those of an adopted repository's files."""
+        return crds.load(self.root, self.crd_files)
+
+    @property
     def gates(self) -> tuple[str, ...]:
         """The feature gates the scheduler needs for the plugins' points (a pod group's),
         as the target minor needs them."""

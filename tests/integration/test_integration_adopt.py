@@ -196,3 +196,31 @@ def test_the_workflow_adopt_writes_passes_actionlint(kplugin: Callable[..., Run]
         [str(actionlint), "-no-color", ".github/workflows/kplugin.yml"], cwd=repository, capture_output=True, text=True
     )
     assert linted.returncode == 0, linted.stdout + linted.stderr
+
+
+def test_e2e_replays_an_adopted_repository_with_its_crd_rbac_and_subcommand(
+    kplugin: Callable[..., Run], tmp_path: Path
+) -> None:
+    """crdshape's scheduler is `fleet schedule`, its plugin reads NodeReservations (its own
+    CRD) through an informer it waits for in its factory, and its manifests bind the rule
+    to read them to the scheduler's account: the run installs the CRD, runs the binary with
+    the word before its flags, as an account with kube-scheduler's role and that rule,
+    with the repository's own configuration; the default profile places what the plugin
+    keeps off the reserved node."""
+    repository = _adopted(kplugin, tmp_path, "crdshape")
+    before = tree(repository)
+    scenario = repository / "test/e2e/reservation.yaml"
+    run = kplugin("e2e", str(repository), "--scenario", str(scenario), "--compare", "default", "--json")
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["ok"] is True, "the plugin's profile meets the scenario's expectations"
+    plugin = result["profiles"]["plugin"]
+    assert plugin["schedulerName"] == "fleet-scheduler" and plugin["denied"] == []
+    assert plugin["identity"] == "system:serviceaccount:kube-system:kplugin-e2e-crdshape"
+    assert [(m["pod"], m["plugin"]["node"], m["default"]["node"]) for m in result["becameUnschedulable"]] == [
+        ("batch-2", None, "node-a")
+    ]
+    assert "the rules of deploy/scheduler/rbac.yaml" in run.stderr
+    assert "a plugin's factory waits for one" in run.stderr, "its factory waits for the informer: undecided, said"
+    after = {name: content for name, content in tree(repository).items() if not name.startswith(".kplugin/")}
+    assert after == before

@@ -69,6 +69,14 @@ def test_a_scheduler_that_is_a_cobra_subcommand_records_the_word_before_its_flag
     assert found.scheduler_name == "nodeage-scheduler" and found.files.makefile is None
 
 
+def test_a_subcommand_added_in_the_main_package_itself_records_its_word() -> None:
+    """crdshape makes the command in main() and adds it to its root there (cmd.Use renamed)."""
+    found = discover(FIXTURES / "crdshape")
+    assert (found.main_package, found.arguments) == ("./cmd/fleet", ("schedule",))
+    assert [p.name for p in found.plugins] == ["NodeReservation"]
+    assert [str(c) for c in found.files.crds] == ["deploy/crds/nodereservations.yaml"]
+
+
 @pytest.mark.parametrize(
     ("fixture", "words"),
     [

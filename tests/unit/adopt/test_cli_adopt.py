@@ -78,7 +78,7 @@ def test_a_repository_that_cannot_be_adopted_exits_2_with_nothing_written(
 def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Callable[..., Run], tmp_path: Path) -> None:
     copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
     assert kplugin("adopt", str(copy)).code == 0
-    for command in ("refresh", "e2e", "bench"):
+    for command in ("refresh", "bench"):
         run = kplugin(command, str(copy))
         assert run.code == 2, (command, run.stderr)
         assert "adopted" in run.stderr and len(run.stderr.strip().splitlines()) == 1
@@ -86,6 +86,27 @@ def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Call
     assert refused.code == 2 and "--builder local" in refused.stderr
     other = kplugin("build", str(copy), "--k8s", "1.36")
     assert other.code == 2 and "its own pin" in other.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--k8s", "1.36"], ["--k8s 1.36", "its own pin (1.37.2)", "kplugin upgrade"]),
+        (["--args", "args.yaml"], ["--args:", "its own configuration file"]),
+        (["--weight", "Capacity=3"], ["--weight:", "its own configuration file"]),
+        (["--disable-default", "NodeResourcesFit"], ["--disable-default:", "its own configuration file"]),
+    ],
+)
+def test_e2e_on_an_adopted_repository_refuses_what_shapes_kplugin_s_configuration(
+    kplugin: Callable[..., Run], tmp_path: Path, options: list[str], words: list[str]
+) -> None:
+    copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
+    assert kplugin("adopt", str(copy)).code == 0
+    before = tree(copy)
+    run = kplugin("e2e", str(copy), *options)
+    assert run.code == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert all(word in run.stderr for word in words), run.stderr
+    assert tree(copy) == before, "nothing built"
 
 
 @pytest.mark.parametrize(
