@@ -136,6 +136,10 @@ def attached(module: Module, command: Command) -> bool:
                     return True
                 if file is command.file and command.variable and re.search(rf"\b{command.variable}\b", argument):
                     return True
+                if file is command.file and re.search(
+                    rf"\b{re.escape(command.alias)}\.NewSchedulerCommand\s*\(", argument
+                ):
+                    return True  # root.AddCommand(app.NewSchedulerCommand(...))
     return False
 
 

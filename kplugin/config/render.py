@@ -20,7 +20,7 @@ from kplugin.model.versions import Target
 FORMATS = ("config", "configmap", "helm-values")
 
 
-class OwnConfig(NamedTuple):
+class ConfigFile(NamedTuple):
     """An adopted repository's configuration file: the one kplugin uses, its text, and
     which others it passed over (a note)."""
 
@@ -29,7 +29,7 @@ class OwnConfig(NamedTuple):
     passed_over: tuple[str, ...]
 
 
-def own_config(project: Project, target: Target) -> OwnConfig:
+def own_config(project: Project, target: Target) -> ConfigFile:
     """The first configuration file recorded by kplugin adopt in an apiVersion ``target``
     serves, read as every project file is (a regular file inside, never a link)."""
     from kplugin.core import safefs
@@ -52,7 +52,7 @@ def own_config(project: Project, target: Target) -> OwnConfig:
             f"{project.root / chosen.path} is missing; kplugin adopt {Setting.FORCE} records the files again"
         )
     text = safefs.decode(data, "configuration file", project.root / chosen.path)
-    return OwnConfig(chosen.path, text, tuple(c.path for c in served[1:]))
+    return ConfigFile(chosen.path, text, tuple(c.path for c in served[1:]))
 
 
 def load_args(path: Path, project: Project) -> dict[str, dict[str, Any]]:

@@ -5,10 +5,11 @@ first recorded file in an apiVersion the version serves) with one profile, the o
 repository names its scheduler with, leader election off and the run's own connection.
 The scheduler runs as a ServiceAccount with kube-scheduler's own role plus what the
 repository's RBAC manifests give its scheduler: the rules of every ClusterRole they define
-and bind to the ServiceAccount their Deployment runs as (any ServiceAccount they bind,
-when no Deployment names one). Each CRD the repository has must be listed and watched by
-those rules, as a generated project's rules file must; else the run stops before
-anything is built, with the rule to add (or --admin)."""
+and bind to the ServiceAccount their scheduler Deployment runs as (a Deployment whose
+container is given --config; any ServiceAccount they bind, when there is none). Each CRD
+the repository has must be listed and watched by those rules, as a generated project's
+rules file must; else the run stops before anything is built, with the rule to add (or
+--admin). A wildcard counts; rules of non-resource URLs are left out; extenders too."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from kplugin.config import render
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import Setting, UsageError
 from kplugin.kube import kinds
-from kplugin.model import manifests, rbacrules
+from kplugin.model import manifests
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
 
@@ -52,6 +53,7 @@ class OwnConfig:
         profile = dict((document.get("profiles") or [{}])[self.profile_index])
         profile["schedulerName"] = self.scheduler_name
         document["profiles"] = [profile]
+        document.pop("extenders", None)  # services of the repository's cluster, not started by a run
         document["leaderElection"] = {"leaderElect": False}
         document.pop("clientConnection", None)
         if self.kubeconfig:
@@ -63,9 +65,10 @@ def own_config(project: Project, target: Target) -> tuple[OwnConfig, tuple[str, 
     """The repository's configuration for a run, and what the run leaves out of it (notes)."""
     own = render.own_config(project, target)
     where = project.root / own.path
-    body = yamlio.parse(own.text, f"configuration file {where}", path=where)
-    if not isinstance(body, dict):
-        raise UsageError(f"{where}: not a KubeSchedulerConfiguration mapping; fix it, or kplugin adopt {Setting.FORCE}")
+    documents = yamlio.parse(own.text, f"configuration file {where}", path=where, every_document=True)
+    body = next((d for d in documents if isinstance(d, dict) and d.get("kind") == "KubeSchedulerConfiguration"), None)
+    if body is None:
+        raise UsageError(f"{where}: no KubeSchedulerConfiguration in it; fix it, or kplugin adopt {Setting.FORCE}")
     profiles = body.get("profiles") or [{}]
     if not isinstance(profiles, list) or not all(isinstance(p, dict) for p in profiles):
         raise UsageError(f"{where}: profiles must be a list of mappings")
@@ -76,7 +79,7 @@ def own_config(project: Project, target: Target) -> tuple[OwnConfig, tuple[str, 
         left = ", ".join(n for i, n in enumerate(names) if i != index)
         notes.append(f"{own.path}: the run uses profile {names[index]}; {left} left out")
     if body.get("extenders"):
-        notes.append(f"{own.path}: its extenders are called as configured; the run does not start them")
+        notes.append(f"{own.path}: its extenders are left out (the run does not start them)")
     percentage = body.get("percentageOfNodesToScore")
     config = OwnConfig(
         body=body,
@@ -94,9 +97,9 @@ def _documents(project: Project) -> list[tuple[str, dict[str, Any]]]:
     found = []
     for relative in project.layout.manifests:
         data = safefs.read_project_file(project.root, relative)
-        if data is None:
-            continue
         path = project.root / relative
+        if data is None:
+            raise UsageError(f"{path} is missing; kplugin adopt {Setting.FORCE} records the files again")
         for document in yamlio.parse(
             safefs.decode(data, "manifest", path), f"manifest {path}", path=path, every_document=True
         ):
@@ -105,22 +108,61 @@ def _documents(project: Project) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-def _accounts(documents: list[tuple[str, dict[str, Any]]]) -> set[tuple[str, str]]:
-    """The ServiceAccounts (namespace, name) the repository's scheduler Deployments run as."""
-    accounts = set()
+def _runs_scheduler(pod: dict[str, Any]) -> bool:
+    """Whether a pod spec runs a kube-scheduler: a container given --config (the flag
+    every kube-scheduler is started with, the subcommand's too)."""
+    for container in pod.get("containers") or []:
+        if isinstance(container, dict):
+            words = [str(w) for w in (container.get("command") or []) + (container.get("args") or [])]
+            if any(w.split("=", 1)[0] in ("--config", "-config") for w in words):
+                return True
+    return False
+
+
+Account = tuple[str | None, str]  # (namespace, name); None: not said (kubectl -n decides)
+
+
+def _accounts(documents: list[tuple[str, dict[str, Any]]]) -> set[Account]:
+    """The ServiceAccounts the repository's scheduler Deployments run as (a Deployment
+    whose container is given --config; the namespace's default account when it names none)."""
+    accounts: set[Account] = set()
     for _, doc in documents:
         if doc.get("kind") != "Deployment":
             continue
-        spec = ((doc.get("spec") or {}).get("template") or {}).get("spec") or {}
-        name = spec.get("serviceAccountName")
-        if isinstance(name, str) and name:
-            accounts.add((str((doc.get("metadata") or {}).get("namespace") or "default"), name))
+        pod = ((doc.get("spec") or {}).get("template") or {}).get("spec") or {}
+        if isinstance(pod, dict) and _runs_scheduler(pod):
+            name = pod.get("serviceAccountName") or "default"
+            accounts.add(((doc.get("metadata") or {}).get("namespace"), str(name)))
     return accounts
 
 
+def _same(account: Account, other: Account) -> bool:
+    """The same account: the same name, and the same namespace where both say one."""
+    return account[1] == other[1] and (account[0] is None or other[0] is None or account[0] == other[0])
+
+
+def _rule(rule: Any, where: str) -> dict[str, Any] | None:
+    """A rule of the repository's as the run's ClusterRole takes it: its lists of words
+    (wildcards too: the API server checks them); a rule of non-resource URLs is not one
+    an informer needs (None)."""
+    if not isinstance(rule, dict):
+        raise UsageError(f"{where}: a rule must be a mapping (apiGroups, resources, verbs)")
+    if "nonResourceURLs" in rule and not rule.get("resources"):
+        return None
+    kept: dict[str, Any] = {}
+    for key in ("apiGroups", "resources", "resourceNames", "verbs"):
+        value = rule.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) and len(v) < 254 for v in value):
+            raise UsageError(f"{where}: {key} must be a list of names; fix the manifest, or run with {Setting.ADMIN}")
+        kept[key] = list(value)
+    return kept
+
+
 def manifest_rules(project: Project) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
-    """The rules of the ClusterRoles the repository's manifests define and bind to its
-    scheduler's ServiceAccount, and the files they came from."""
+    """The rules of the ClusterRoles the repository's manifests define and bind (with a
+    ClusterRoleBinding) to its scheduler's ServiceAccount, and the files they came from."""
     documents = _documents(project)
     accounts = _accounts(documents)
     roles = {
@@ -131,26 +173,38 @@ def manifest_rules(project: Project) -> tuple[list[dict[str, Any]], tuple[str, .
     rules: list[dict[str, Any]] = []
     sources: list[str] = []
     for _, doc in documents:
-        if doc.get("kind") != "ClusterRoleBinding":
+        ref = doc.get("roleRef") or {}
+        if doc.get("kind") != "ClusterRoleBinding" or not isinstance(ref, dict) or ref.get("kind") != "ClusterRole":
             continue
         subjects = [s for s in doc.get("subjects") or [] if isinstance(s, dict) and s.get("kind") == "ServiceAccount"]
-        bound = {(str(s.get("namespace") or "default"), str(s.get("name"))) for s in subjects}
-        if not bound or (accounts and not bound & accounts):
+        bound = [(s.get("namespace"), str(s.get("name"))) for s in subjects]
+        if not bound or (accounts and not any(_same(a, b) for a in accounts for b in bound)):
             continue
-        role = str((doc.get("roleRef") or {}).get("name"))
-        if role in roles:
-            relative, body = roles[role]
-            for rule in body.get("rules") or []:
-                if isinstance(rule, dict) and rule not in rules:
-                    rules.append(_checked_rule(rule, f"{relative} (ClusterRole {role})"))
-            sources.append(relative)
+        role = str(ref.get("name"))
+        if role not in roles:
+            continue  # kube-scheduler's own (system:kube-scheduler) or one the repository does not define
+        relative, body = roles[role]
+        for number, given in enumerate(body.get("rules") or [], 1):
+            rule = _rule(given, f"{relative} (ClusterRole {role}, rule {number})")
+            if rule is not None and rule not in rules:
+                rules.append(rule)
+        sources.append(relative)
     return rules, tuple(dict.fromkeys(sources))
 
 
-def _checked_rule(rule: dict[str, Any], where: str) -> dict[str, Any]:
-    """A rule of the repository's, checked as a generated project's rules file is."""
-    (parsed,) = rbacrules.parse([rule], where)
-    return parsed.as_dict()
+def _watches(rules: list[dict[str, Any]], group: str, plural: str) -> bool:
+    """Whether ``rules`` let an informer list and watch ``plural.group`` (wildcards too)."""
+
+    def has(rule: dict[str, Any], key: str, value: str) -> bool:
+        values = rule.get(key) or []
+        return value in values or "*" in values
+
+    verbs = {"list", "watch"}
+    for rule in rules:
+        if rule.get("resourceNames") or not (has(rule, "apiGroups", group) and has(rule, "resources", plural)):
+            continue
+        verbs -= {v for v in verbs if has(rule, "verbs", v)}
+    return not verbs
 
 
 def rbac(project: Project) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
@@ -161,16 +215,15 @@ def rbac(project: Project) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
     granted = rules + manifests.scheduler_rules(version.major, version.minor)
     for definition in project.crd_definitions():
         for info in kinds.from_crd(definition.body)[:1]:
-            if rbacrules.missing((rbacrules.watches(info.group, info.plural),), granted):
+            if not _watches(granted, info.group, info.plural):
                 given = ", ".join(sources) or "no ClusterRole bound to the scheduler's ServiceAccount"
                 raise UsageError(
                     f"{definition.where} ({info.kind}): the repository's RBAC manifests ({given}) grant its scheduler "
                     f"no list and watch on {info.plural}.{info.group}, so an informer of it would never sync; add "
-                    f"{{apiGroups: [{info.group}], resources: [{info.plural}], verbs: [get, list, watch]}} to its "
-                    f"ClusterRole (or run with {Setting.ADMIN})"
+                    f"{{apiGroups: [{info.group}], resources: [{info.plural}], verbs: [get, list, watch]}} to a "
+                    f"ClusterRole bound to its ServiceAccount (or run with {Setting.ADMIN})"
                 )
-    name = project.name
-    documents = manifests.rbac(f"kplugin-e2e-{name}"[:63], project.scheduler_name, granted)
+    documents = manifests.rbac(f"kplugin-e2e-{project.name}"[:63].rstrip("-"), project.scheduler_name, granted)
     note = (
         f"the scheduler runs with kube-scheduler's own role and the rules of {', '.join(sources)}"
         if sources

@@ -253,16 +253,13 @@ def _adopted_inputs(
     from kplugin.e2e import adopted
 
     config, notices = adopted.own_config(project, project.target)
-    rbac = None
-    if not admin:
-        rbac, said = adopted.rbac(project)
-        notices += said
-    return Inputs(project, loaded, config, rbac, notices, feature_gates)
+    rbac, said = (None, ()) if admin else adopted.rbac(project)
+    return Inputs(project, loaded, config, rbac, notices + said, feature_gates)
 
 
-# How long an adopted repository's scheduler may take to load the run's configuration
-# before the run goes on undecided: its plugins' factories may wait for an API server.
-ADOPTED_PATIENCE = 10.0
+# How long the scheduler may take to load the run's configuration: an adopted repository's
+# plugins' factories may wait for an API server (then the run goes on undecided), kplugin's not.
+ADOPTED_PATIENCE, PATIENCE = 10.0, 120.0
 
 
 def check_config(inputs: Inputs, scheduler: Path) -> str | None:
@@ -275,12 +272,14 @@ def check_config(inputs: Inputs, scheduler: Path) -> str | None:
     document = replace(inputs.config, kubeconfig="/dev/null").document()
     flags = gate_flags(inputs).scheduler  # an unknown gate is the binary's to refuse, here
     prefix = inputs.project.scheduler_arguments
-    patience = ADOPTED_PATIENCE if inputs.project.layout is not None else 120.0
+    patience = ADOPTED_PATIENCE if inputs.project.layout is not None else PATIENCE
     accepted, message = render.validate(
         scheduler, yamlio.dump(document), "the e2e configuration", flags, prefix, patience
     )
     if accepted is None and inputs.project.layout is not None:
         return f"{message}; the run's scheduler loads it against the control plane"
+    if accepted is None:
+        raise OperationError(message)
     if not accepted:
         raise OperationError(f"kube-scheduler {inputs.project.version} rejects the e2e configuration: {message}")
     return None

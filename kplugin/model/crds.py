@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin.core import safefs, yamlio
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import Setting, UsageError
 
 CRD_DIR = PurePosixPath("config/crd")
 API_VERSION = "apiextensions.k8s.io/v1"
@@ -60,6 +60,8 @@ def load(root: Path, recorded: Sequence[str] | None = None) -> list[Definition]:
     definitions = []
     for relative in files(root) if recorded is None else [PurePosixPath(r) for r in recorded]:
         data = safefs.read_project_file(root, relative)
+        if data is None and recorded is not None:
+            raise UsageError(f"{root / relative} is missing; kplugin adopt {Setting.FORCE} records the files again")
         if data is None:  # gone in between
             continue
         text = safefs.decode(data, "CRD file", root / relative)
@@ -68,6 +70,11 @@ def load(root: Path, recorded: Sequence[str] | None = None) -> list[Definition]:
             where = root / relative
             if recorded is not None and not (isinstance(document, dict) and document.get("kind") == KIND):
                 continue
+            if recorded is not None and document.get("apiVersion") != API_VERSION:
+                raise UsageError(
+                    f"{where}: document {index + 1} is a {KIND} of {document.get('apiVersion')!r}, which no "
+                    f"Kubernetes kplugin knows serves; write it as {API_VERSION}"
+                )
             if not isinstance(document, dict) or (document.get("apiVersion"), document.get("kind")) != (
                 API_VERSION,
                 KIND,

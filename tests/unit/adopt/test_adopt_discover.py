@@ -77,6 +77,20 @@ def test_a_subcommand_added_in_the_main_package_itself_records_its_word() -> Non
     assert [str(c) for c in found.files.crds] == ["deploy/crds/nodereservations.yaml"]
 
 
+def test_a_command_made_inside_add_command_records_its_word(tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(FIXTURES / "crdshape", tmp_path / "crdshape"))
+    main = copy / "cmd/fleet/main.go"
+    text = main.read_text()
+    inline = text.replace(
+        "\tschedule := app.NewSchedulerCommand(app.WithPlugin(reservation.Name, reservation.New))\n"
+        '\tschedule.Use = "schedule"\n\troot.AddCommand(schedule)\n',
+        "\troot.AddCommand(app.NewSchedulerCommand(app.WithPlugin(reservation.Name, reservation.New)))\n",
+    )
+    assert inline != text
+    main.write_text(inline)
+    assert discover(copy).arguments == ("kube-scheduler",), "the command's own Use: not renamed"
+
+
 @pytest.mark.parametrize(
     ("fixture", "words"),
     [

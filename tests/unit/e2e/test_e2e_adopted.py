@@ -13,7 +13,7 @@ import pytest
 from support import REPO, Run
 
 from kplugin.config import render
-from kplugin.core.errors import UsageError
+from kplugin.core.errors import OperationError, UsageError
 from kplugin.e2e import adopted, run
 from kplugin.model import project as projects
 
@@ -58,10 +58,49 @@ def test_the_rbac_is_kube_scheduler_s_role_and_what_the_manifests_bind_to_its_ac
     assert not any("secrets" in r["resources"] for r in rules), "fleet-agent's role is bound to another account"
     assert any("pods" in r["resources"] and "" in r["apiGroups"] for r in rules), "kube-scheduler's own"
     assert note.endswith(f"the rules of {RBAC}")
-    # without a Deployment naming an account, every account the manifests bind counts
-    (repository / "deploy/scheduler/deployment.yaml").unlink()
+    # a Deployment of another component (no --config) runs as another account: not the scheduler's
+    deployment = repository / "deploy/scheduler/deployment.yaml"
+    scheduler = deployment.read_text()
+    agent = scheduler.replace("fleet-scheduler", "fleet-agent").replace(
+        '"schedule", "--config=/etc/fleet/config.yaml"', '"agent"'
+    )
+    deployment.write_text(scheduler + "---\n" + agent)
+    rules_two, _ = adopted.manifest_rules(projects.load(repository, adopted=True))
+    assert not any("secrets" in r["resources"] for r in rules_two)
+    # without a scheduler Deployment, every account the manifests bind counts
+    deployment.write_text(agent)
     rules_all, _ = adopted.manifest_rules(projects.load(repository, adopted=True))
     assert any("secrets" in r["resources"] for r in rules_all)
+    # a recorded manifest that is gone is said, not passed over
+    deployment.unlink()
+    with pytest.raises(UsageError, match=r"deployment\.yaml is missing"):
+        adopted.rbac(projects.load(repository, adopted=True))
+
+
+def test_wildcards_count_and_non_resource_rules_are_left_out(repository: Path) -> None:
+    rbac = repository / RBAC
+    rule = '  - apiGroups: ["fleet.example.com"]\n    resources: ["nodereservations"]\n'
+    text = rbac.read_text().replace(
+        rule + '    verbs: ["get", "list", "watch"]',
+        '  - nonResourceURLs: ["/metrics"]\n    verbs: ["get"]\n  - apiGroups: ["*"]\n    resources: ["*"]\n'
+        '    verbs: ["*"]',
+    )
+    assert text != rbac.read_text()
+    rbac.write_text(text)
+    documents, _ = adopted.rbac(projects.load(repository, adopted=True))
+    (role,) = [d for d in documents if d["kind"] == "ClusterRole"]
+    assert {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]} in role["rules"]
+    assert not any("nonResourceURLs" in r for r in role["rules"])
+
+
+def test_a_configuration_file_of_several_documents_and_extenders(repository: Path) -> None:
+    config = repository / CONFIG
+    text = config.read_text() + "extenders:\n- urlPrefix: http://gpu-extender:8888\n  filterVerb: filter\n"
+    config.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n---\n" + text)
+    project = projects.load(repository, adopted=True)
+    own, notes = adopted.own_config(project, project.target)
+    assert own.scheduler_name == "fleet-scheduler" and "extenders" not in own.document()
+    assert notes == (f"{CONFIG}: its extenders are left out (the run does not start them)",)
 
 
 def test_a_crd_the_manifests_do_not_let_the_scheduler_watch_stops_the_run(
@@ -98,3 +137,24 @@ def test_a_scheduler_that_waits_for_an_api_server_is_undecided_not_refused(tmp_p
                                         patience=1)  # fmt: skip
     assert accepted is None
     assert "did not finish loading the e2e configuration within 1s" in message and "informer" in message
+
+
+def test_the_run_s_check_goes_on_undecided_for_an_adopted_repository_only(
+    repository: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The binary gets the recorded word before its flags; when it does not finish, an
+    adopted repository's run goes on with a note, a generated project's stops (its
+    plugins wait for nothing: something is wrong)."""
+    seen = tmp_path / "argv"
+    waits = tmp_path / "kube-scheduler"
+    waits.write_text(f'#!/bin/sh\necho "$@" > {seen}\nexec sleep 30\n')
+    waits.chmod(waits.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setattr(run, "ADOPTED_PATIENCE", 1.0)
+    monkeypatch.setattr(run, "PATIENCE", 1.0)
+    inputs = run.prepare(projects.load(repository, adopted=True), None, None, admin=False)
+    said = run.check_config(inputs, waits)
+    assert said is not None and said.endswith("the run's scheduler loads it against the control plane")
+    assert seen.read_text().split()[0] == "schedule", "the recorded word comes before the flags"
+    generated = run.Inputs(inputs.project._replace(layout=None), inputs.scenario, inputs.config, None)
+    with pytest.raises(OperationError, match="did not finish loading the e2e configuration within 1s"):
+        run.check_config(generated, waits)
