@@ -117,7 +117,13 @@ class DockerBuilder:
         try:
             if isinstance(self.backend, LegacyBackend):
                 result.reason += "; no docker CLI with BuildKit (buildx), so the legacy builder, without cache mounts"
-            self.backend.build(client, request, plat, build_args, labels, progress)
+            if project.layout is not None:  # kplugin's own Dockerfile; the repository's are its own
+                from kplugin.build import owndockerfile
+
+                with owndockerfile.written(project) as dockerfile:
+                    self.backend.build(client, request, plat, build_args, labels, progress, dockerfile)
+            else:
+                self.backend.build(client, request, plat, build_args, labels, progress)
             image = client.images.get(request.tag)
             result.image = request.tag
             result.image_id = image.id
@@ -170,8 +176,12 @@ class BuildKitBackend:
         build_args: dict[str, str],
         labels: dict[str, str],
         progress: Progress,
+        dockerfile: Path | None = None,
     ) -> None:
+        """``dockerfile``: another than the project's (an adopted repository's: kplugin's own)."""
         cmd = [self.cli, "build", "--progress=plain", "--platform", str(plat), "-t", request.tag]
+        if dockerfile is not None:
+            cmd += ["-f", str(dockerfile)]
         for key, value in sorted(build_args.items()):
             cmd += ["--build-arg", f"{key}={value}"]
         for key, value in sorted(labels.items()):
@@ -229,23 +239,27 @@ class LegacyBackend:
         build_args: dict[str, str],
         labels: dict[str, str],
         progress: Progress,
+        dockerfile: Path | None = None,
     ) -> None:
+        """``dockerfile``: another than the project's (an adopted repository's: kplugin's own)."""
         from docker.errors import BuildError
 
         progress("docker build (legacy builder: no cache mounts, slower rebuilds)")
         project = request.project.name
-        source = safefs.read_project_file(request.project.root, "Dockerfile")
+        source = (
+            dockerfile.read_bytes()
+            if dockerfile is not None
+            else safefs.read_project_file(request.project.root, "Dockerfile")
+        )
         if source is None:
             raise OperationError(
                 f"{request.project.root / 'Dockerfile'} is missing; restore it (kplugin upgrade writes it)"
             )
-        dockerfile = dockerfile_without_buildkit(
-            safefs.decode(source, "Dockerfile", request.project.root / "Dockerfile")
-        )
-        dockerfile = label_build_stage(dockerfile, project)
+        text = dockerfile_without_buildkit(safefs.decode(source, "Dockerfile", request.project.root / "Dockerfile"))
+        text = label_build_stage(text, project)
         with tempfile.TemporaryDirectory(prefix="kplugin-dockerfile-") as tmp:
             path = Path(tmp) / "Dockerfile"
-            path.write_text(dockerfile)
+            path.write_text(text)
             try:
                 _, logs = client.images.build(
                     path=str(request.project.root),

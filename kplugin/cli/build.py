@@ -113,7 +113,9 @@ def build(
 
 
 def _choice(project: "Project", target: "Target", builder: str, cgo: bool) -> "Choice":
-    """The builder: --builder's, local for --cgo (refused with docker) and for an adopted repository."""
+    """The builder: --builder's, local for --cgo (refused with docker); an adopted
+    repository builds at its own pin (its code moves with kplugin upgrade) with either:
+    Docker with kplugin's own Dockerfile."""
     from kplugin import build as builds
     from kplugin.core.errors import UsageError
 
@@ -122,30 +124,14 @@ def _choice(project: "Project", target: "Target", builder: str, cgo: bool) -> "C
             "--cgo builds with --builder local (an image of a dynamic binary needs a base image with the C "
             "libraries, which kplugin does not make yet)"
         )
-    if project.layout:
-        return _adopted_choice(project, target, builder)
+    if project.layout and target.version != project.version:
+        raise UsageError(
+            f"--k8s {target.version}: an adopted repository builds at its own pin ({project.version}) for now; "
+            "move it with kplugin upgrade --k8s first"
+        )
     if cgo and builder in set(builds.BuilderName):  # auto or local
         return builds.Choice(builds.BuilderName.LOCAL, "--cgo: the local Go toolchain and C compiler")
     return builds.choose_builder(builder)
-
-
-def _adopted_choice(project: "Project", target: "Target", builder: str) -> "Choice":
-    """An adopted repository builds with the local Go at its own version, for now: its own
-    Dockerfile is left alone and a retargeted copy needs its code moved (kplugin upgrade)."""
-    from kplugin.build import BuilderName, Choice
-    from kplugin.core.errors import UsageError
-
-    if target.version != project.version:
-        raise UsageError(
-            f"--k8s {target.version}: an adopted repository builds at its own pin ({project.version}) for now; "
-            "move it with its own tools, then kplugin adopt --force"
-        )
-    if builder == BuilderName.DOCKER:
-        raise UsageError(
-            "--builder docker: an adopted repository builds with --builder local for now (its Dockerfile stays "
-            "its own); use --builder local"
-        )
-    return Choice(BuilderName.LOCAL, "an adopted repository: the local Go toolchain")
 
 
 def _check_options(go_image: str | None, base_image: str, network: str | None, output: Path | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -156,13 +157,26 @@ def _codegen(spec: ProjectSpec) -> dict[str, Any]:
 def _build_facts(spec: ProjectSpec) -> dict[str, Any]:
     """The build facts the Dockerfile and Makefile are rendered from (kplugin build uses
     the same: model.buildfacts)."""
-    facts = BuildFacts(spec.target.version, spec.target.release.go_image_tag)
+    return build_facts(BuildFacts(spec.target.version, spec.target.release.go_image_tag))
+
+
+def build_facts(
+    facts: BuildFacts, main: str = "./cmd/scheduler", arguments: tuple[str, ...] = (), download_first: bool = True
+) -> dict[str, Any]:
+    """The Dockerfile's and Makefile's facts: the version stamp, where the binary goes and
+    whom it runs as, the main package it builds (an adopted repository's recorded one) and
+    the arguments its ENTRYPOINT gives before the scheduler's flags; ``download_first``:
+    the modules are downloaded from go.mod and go.sum alone, before the sources are copied
+    (not where go.mod replaces a module with a directory of the repository)."""
     return {
         "version_vars": sorted(facts.version_vars.items(), key=lambda item: VERSION_ORDER.index(item[0])),
         "binary": BINARY_IN_IMAGE,
         "user": NONROOT_USER,
         "base_image": DEFAULT_BASE_IMAGE,
         "gogc": golang.COMPILE_GOGC,  # as kplugin's own go builds
+        "main": main,
+        "entrypoint": json.dumps([BINARY_IN_IMAGE, *arguments]),
+        "download_first": download_first,
     }
 
 

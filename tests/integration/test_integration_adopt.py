@@ -31,7 +31,7 @@ def test_an_adopted_repository_builds_its_own_main_package(
     repository = Path(shutil.copytree(FIXTURES / fixture, tmp_path / fixture))
     assert kplugin("adopt", str(repository)).code == 0
     before = tree(repository)
-    run = kplugin("build", str(repository), "--json")
+    run = kplugin("build", str(repository), "--builder", "local", "--json")
     assert run.code == 0, run.stderr
     built = json.loads(run.stdout)
     assert built["builder"] == "local" and built["kubernetes"] == version
@@ -78,7 +78,7 @@ def test_upgrade_moves_an_adopted_repository_and_it_builds_there(
     for path in migrated:
         assert "apiVersion: kubescheduler.config.k8s.io/v1\n" in (repository / path).read_text()
     assert f"kubernetes: {version}\n" in (repository / "kplugin.yaml").read_text()
-    built = json.loads(kplugin("build", str(repository), "--json").stdout)
+    built = json.loads(kplugin("build", str(repository), "--builder", "local", "--json").stdout)
     assert built["kubernetes"] == f"v{version}"
     binary = repository / ".kplugin/bin/kube-scheduler"
     said = subprocess.run([str(binary), *arguments, "--version"], capture_output=True, text=True, check=True)
@@ -163,7 +163,7 @@ def test_a_dependency_that_needs_cgo_is_named_and_builds_with_cgo(kplugin: Calla
     go-nvml does): without cgo the binding has no Free, and go build's error alone says
     nothing of why."""
     repository = _adopted(kplugin, tmp_path, "cgoshape")
-    static = kplugin("build", str(repository))
+    static = kplugin("build", str(repository), "--builder", "local")
     assert static.code == 1
     error = next(line for line in static.stderr.splitlines() if line.startswith("kplugin: error:"))
     assert "with CGO_ENABLED=0 fails: example.com/gpuinfo needs cgo" in error and "--cgo" in error

@@ -248,3 +248,65 @@ def test_legacy_builder_fallback(
     assert dangling_images() <= dangling_before, "the legacy build left an untagged image"
     (binary,) = result["binaries"]  # type: ignore[misc]
     assert binary["version"] == "Kubernetes v1.28.3" and binary["static"]
+
+
+PLATFORM_MAIN = """// platform is an in-house binary; its scheduler is a subcommand.
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/cli"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	"example.com/gpu-aware/pkg/gpuaware"
+)
+
+func main() {
+	root := &cobra.Command{Use: "platform"}
+	scheduler := app.NewSchedulerCommand(app.WithPlugin(gpuaware.Name, gpuaware.New))
+	scheduler.Use = "scheduler"
+	root.AddCommand(scheduler)
+	os.Exit(cli.Run(root))
+}
+"""
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["buildkit", "legacy"])
+def test_docker_build_of_an_adopted_repository_uses_kplugin_s_dockerfile(
+    kplugin: Callable[..., Run],
+    project: Path,
+    docker_args: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    legacy: bool,
+) -> None:
+    """A repository of the generated project's modules (so the warm builder image serves
+    it) rewritten as an in-house one: its scheduler a cobra subcommand of `platform`, its
+    Dockerfile one that cannot build. kplugin builds it with its own Dockerfile (the
+    recorded main package, ENTRYPOINT with the word before the flags); the repository's
+    Dockerfile is neither used nor changed."""
+    from kplugin import build
+
+    if legacy:
+        monkeypatch.setattr(build, "buildkit_cli", lambda: None)
+    repository = Path(shutil.copytree(project, tmp_path / "platform", ignore=shutil.ignore_patterns("bin")))
+    (repository / "cmd/scheduler/main.go").write_text(PLATFORM_MAIN)
+    (repository / "Dockerfile").write_text("FROM scratch\nRUN false\n")
+    # a name of its own: the legacy builder's stage label is the project's name
+    assert kplugin("adopt", str(repository), "--force", "--name", "platform").code == 0
+    assert "  - scheduler\n" in (repository / "kplugin.yaml").read_text()
+    image = f"platform-adopted:{'legacy' if legacy else 'buildkit'}"
+    try:
+        result = build_json(kplugin, str(repository), "--builder", "docker", *docker_args, "--image", image)
+        assert result["builder"] == "docker" and result["image_user"] == "65532:65532"
+        (binary,) = result["binaries"]  # type: ignore[misc]
+        assert binary["static"] and binary["version"] == "Kubernetes v1.28.3", "verified as `scheduler --version`"
+        inspect = json.loads(
+            subprocess.run(["docker", "image", "inspect", image], capture_output=True, text=True, check=True).stdout
+        )[0]
+        assert inspect["Config"]["Entrypoint"] == ["/usr/local/bin/kube-scheduler", "scheduler"]
+        assert (repository / "Dockerfile").read_text() == "FROM scratch\nRUN false\n"
+    finally:
+        subprocess.run(["docker", "rmi", "-f", image], capture_output=True, check=False)

@@ -82,8 +82,6 @@ def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Call
         run = kplugin(command, str(copy))
         assert run.code == 2, (command, run.stderr)
         assert "adopted" in run.stderr and len(run.stderr.strip().splitlines()) == 1
-    refused = kplugin("build", str(copy), "--builder", "docker")
-    assert refused.code == 2 and "--builder local" in refused.stderr
     other = kplugin("build", str(copy), "--k8s", "1.36")
     assert other.code == 2 and "its own pin" in other.stderr
 
