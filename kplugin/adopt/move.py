@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from kplugin.adopt import discover, gomod, record
 from kplugin.core import golang, proc, safefs
-from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.errors import KpluginError, OperationError, UsageError
 from kplugin.generate import gorewrite, stage, sync
 from kplugin.model.apichanges import renames
-from kplugin.model.project import PROJECT_FILE, Project
+from kplugin.model.project import PROJECT_FILE, Project, load
 from kplugin.model.versions import Target
 
 _OLD_CONFIG = re.compile(
@@ -165,3 +166,19 @@ def move(project: Project, target: Target, dry_run: bool = False) -> Moved:
         return moved
     moved.changed = stage.apply(dest, changes, in_stage, what="upgrading")
     return moved
+
+
+@contextmanager
+def retargeted(project: Project, target: Target) -> Iterator[Project]:
+    """A throw-away copy of the adopted repository moved to ``target`` as kplugin upgrade
+    would move it (build --k8s, e2e --k8s); the repository is not touched. An error names
+    the repository's files, not the copy's."""
+    refuse_what_cannot_move(project, target)
+    moved = Moved(project.target, target)
+    changes = stage.Changes()
+    dest = stage.Destination(project.root, fresh=False)
+    with stage.staged(dest, changes, _in_stage(project, target, moved, changes)) as staged:
+        try:
+            yield load(staged, adopted=True)
+        except KpluginError as err:
+            raise err.relocated(staged, project.root) from None

@@ -76,12 +76,10 @@ def ready(
     with ExitStack() as stack:
         project = pinned
         if target.version != pinned.version:
-            from kplugin.generate import upgrade
-
             with steps.retargeting(pinned, target):
-                project = stack.enter_context(upgrade.retargeted(pinned, target))
+                project = stack.enter_context(_retargeted(pinned, target))
             if keep_binary and request.output is None and choice.builder is BuilderName.LOCAL:
-                request = replace(request, output=pinned.root / "bin" / target.version.tag)
+                request = replace(request, output=pinned.bin_dir / target.version.tag)
         inputs = steps.prepare(project)
         with steps.building(project, choice) as progress:
             built = builds.build(replace(request, project=project), progress, choice)
@@ -89,3 +87,15 @@ def ready(
             steps.check(inputs, scheduler)
             apiserver = controlplane.apiserver_binary(project, progress) if control_plane else None
         yield Ready(project, inputs, built, scheduler, apiserver)
+
+
+def _retargeted(pinned: Project, target: Target) -> AbstractContextManager[Project]:
+    """The throw-away copy: a generated project rendered again for ``target``, an adopted
+    repository's code moved there (kplugin upgrade's move, in a stage)."""
+    if pinned.layout is not None:
+        from kplugin.adopt import move
+
+        return move.retargeted(pinned, target)
+    from kplugin.generate import upgrade
+
+    return upgrade.retargeted(pinned, target)

@@ -113,9 +113,7 @@ def build(
 
 
 def _choice(project: "Project", target: "Target", builder: str, cgo: bool) -> "Choice":
-    """The builder: --builder's, local for --cgo (refused with docker); an adopted
-    repository builds at its own pin (its code moves with kplugin upgrade) with either:
-    Docker with kplugin's own Dockerfile."""
+    """The builder: --builder's, local for --cgo (refused with docker)."""
     from kplugin import build as builds
     from kplugin.core.errors import UsageError
 
@@ -123,11 +121,6 @@ def _choice(project: "Project", target: "Target", builder: str, cgo: bool) -> "C
         raise UsageError(
             "--cgo builds with --builder local (an image of a dynamic binary needs a base image with the C "
             "libraries, which kplugin does not make yet)"
-        )
-    if project.layout and target.version != project.version:
-        raise UsageError(
-            f"--k8s {target.version}: an adopted repository builds at its own pin ({project.version}) for now; "
-            "move it with kplugin upgrade --k8s first"
         )
     if cgo and builder in set(builds.BuilderName):  # auto or local
         return builds.Choice(builds.BuilderName.LOCAL, "--cgo: the local Go toolchain and C compiler")

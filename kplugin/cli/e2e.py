@@ -198,7 +198,7 @@ def e2e(
     )
     pinned, target = load_for_version(path, template, k8s, adopted=True)
     if pinned.layout is not None:
-        _adopted_options(pinned, target, args_file, weight, disable_default)
+        _adopted_options(args_file, weight, disable_default)
     # every input is read and checked before anything is built or started
     loaded = _scenario(target, pinned, scenario, reschedule, matcher)
     inputs = _inputs(pinned, loaded, cluster_config, args_file, admin, weight, disable_default, gates)
@@ -243,18 +243,11 @@ def _check_options(
     return matcher, kubeconfigs.load(kubeconfig, context)
 
 
-def _adopted_options(
-    project: "Project", target: "Target", args_file: Path | None, weight: list[str] | None, disable: list[str] | None
-) -> None:
-    """What an adopted repository's run refuses: another version (its code moves with
-    kplugin upgrade) and the options that shape kplugin's configuration (its own is used)."""
+def _adopted_options(args_file: Path | None, weight: list[str] | None, disable: list[str] | None) -> None:
+    """What an adopted repository's run refuses: the options that shape kplugin's
+    configuration (its own is used)."""
     from kplugin.core.errors import UsageError
 
-    if target.version != project.version:
-        raise UsageError(
-            f"--k8s {target.version}: an adopted repository runs at its own pin ({project.version}); move it there "
-            "with kplugin upgrade --k8s first"
-        )
     shaping = (("--args", args_file), ("--weight", weight), ("--disable-default", disable))
     given = [flag for flag, value in shaping if value]
     if given:
@@ -445,7 +438,7 @@ def _print_comparison(
     )
     _write_junit(report, [_suite(report, inputs, session, session.profile) for session, _ in sessions])
     for session, _ in sessions:
-        run.check_ready(session.denied, session.unserved, session.identity)
+        run.check_ready(session.denied, session.unserved, session.identity, inputs.project.layout is not None)
     run.check_expectations(sessions[0][0].placements)
 
 

@@ -7,8 +7,8 @@ pods followed; session: what a replay takes and gives) and compared (compare); w
 scheduler's log says (logs); snapshots of real clusters (snapshot); the run (run)."""
 
 from kplugin.e2e.logs import NodeScore, denied_requests, read_log, scores_from_log
+from kplugin.e2e.rbac import RBAC_FILE, rbac_documents
 from kplugin.e2e.run import (
-    RBAC_FILE,
     Inputs,
     Options,
     Outcome,
@@ -16,7 +16,6 @@ from kplugin.e2e.run import (
     check,
     check_config,
     prepare,
-    rbac_documents,
 )
 from kplugin.e2e.scenario import (
     DEFAULT_CAPACITY,

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.config import render
-from kplugin.core import safefs, yamlio
-from kplugin.core.errors import OperationError, Setting, UsageError
+from kplugin.core import yamlio
+from kplugin.core.errors import OperationError, Setting
 from kplugin.core.progress import Progress
 from kplugin.e2e.adopted import OwnConfig
 from kplugin.e2e.gates import gate_flags
 from kplugin.e2e.groups import Group, group_json, groups
 from kplugin.e2e.logs import Narrowing
+from kplugin.e2e.rbac import RBAC_FILE, check_rules_cover, rbac_beyond, rbac_documents
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
 from kplugin.e2e.scenario import (
     DEFAULT_SCENARIO,
@@ -32,13 +33,11 @@ from kplugin.e2e.scenario import (
     project_crds,
     with_objects,
 )
-from kplugin.generate import plugincode
-from kplugin.kube import kinds
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster, Existing, Local
 from kplugin.kube.kubeconfig import Kubeconfig
-from kplugin.model import manifests, rbacrules
+from kplugin.model import rbacrules
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 from kplugin.model.versions import Target
@@ -70,6 +69,7 @@ class Outcome:
     detail: str = ""
     groups: list[Group] = field(default_factory=list)  # the scenario's pod groups, as groups
     narrowed: tuple[Narrowing, ...] = ()  # events the plugins' PreQueueingHints narrowed
+    adopted: bool = False  # an adopted repository's run: its RBAC and CRDs are its own files
 
     @property
     def failed(self) -> list[PodPlacement]:
@@ -80,69 +80,8 @@ class Outcome:
         return self.scheduled / self.scheduling_seconds if self.scheduling_seconds > 0 else 0.0
 
 
-RBAC_FILE = "deploy/rbac.yaml"
 # kplugin's reporting plugin in a generated project (cmd/scheduler registers it)
 REJECTIONS_SOURCE = "internal/rejections/zz_generated.rejections.go"
-
-
-def check_rules_cover(project: Project) -> None:
-    """config/rbac/rules.yaml lets the scheduler list and watch every custom resource the
-    plugins' code reads and every kind of config/crd/: else its informers never sync and
-    the run would only find it out after building and starting everything (doctor's
-    rbac-informer-unread and rbac-crd-unread, as one line and exit 2)."""
-    granted = [r.as_dict() for r in rbacrules.load(project.root)]
-
-    def refuse(where: str, group: str, plural: str) -> UsageError:
-        rule = f"{{apiGroups: [{group}], resources: [{plural}], verbs: [get, list, watch]}}"
-        return UsageError(
-            f"{where} reads {plural}.{group}, and {rbacrules.RULES_FILE} grants no list and watch on it: add {rule} "
-            f"to it and run kplugin refresh (or run with {Setting.ADMIN})"
-        )
-
-    for path, line, group, plural in plugincode.resources_read(project):
-        if rbacrules.missing((rbacrules.watches(group, plural),), granted):
-            raise refuse(f"{path.relative_to(project.root)}:{line}", group, plural)
-    for definition in project.crd_definitions():
-        for info in kinds.from_crd(definition.body)[:1]:  # one plural and group for all its versions
-            if rbacrules.missing((rbacrules.watches(info.group, info.plural),), granted):
-                raise refuse(f"{definition.where} ({info.kind})", info.group, info.plural)
-
-
-def rbac_beyond(project: Project, documents: list[dict[str, Any]]) -> str | None:
-    """What deploy/rbac.yaml's ClusterRole grants beyond what the scheduler of the
-    project's version and config/rbac/rules.yaml ask for, as a notice (None: nothing)."""
-    version = project.target.version
-    wanted = rbacrules.merged(manifests.scheduler_rules(version.major, version.minor), rbacrules.load(project.root))
-    extra = rbacrules.beyond(_cluster_role_rules(documents), wanted)
-    if not extra:
-        return None
-    listed = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
-    return (
-        f"{RBAC_FILE} grants more than the scheduler and {rbacrules.RULES_FILE} ask for ({listed}): the run uses it "
-        "as it is; kplugin refresh writes it from the file"
-    )
-
-
-def _cluster_role_rules(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r for d in documents if d.get("kind") == "ClusterRole" for r in d.get("rules") or [] if isinstance(r, dict)]
-
-
-def rbac_documents(project: Project) -> list[dict[str, Any]]:
-    """The RBAC the project deploys with (deploy/rbac.yaml, as the user has it)."""
-    path = project.root / RBAC_FILE
-    data = safefs.read_project_file(project.root, RBAC_FILE)  # a regular file, never a link out of the project
-    if data is None:
-        raise UsageError(f"RBAC file {path}: no such file; restore it, or run with {Setting.ADMIN}")
-    docs = yamlio.parse(safefs.decode(data, "RBAC file", path), f"RBAC file {path}", path=path, every_document=True)
-    if not all(isinstance(d, dict) for d in docs):
-        raise UsageError(f"{path}: every document must be a Kubernetes object")
-    missing = rbacrules.missing(rbacrules.load(project.root), _cluster_role_rules(docs))
-    if missing:  # the rules file was edited since deploy/ was written: the run would only find it forbidden
-        raise UsageError(
-            f"{path}: its ClusterRole misses {', '.join(missing[:3])}{' …' if len(missing) > 3 else ''} that "
-            f"{rbacrules.RULES_FILE} asks for; run kplugin refresh (or run with {Setting.ADMIN})"
-        )
-    return list(docs)
 
 
 @dataclass(frozen=True)
@@ -172,6 +111,8 @@ def for_copy(inputs: Inputs, copy: Project) -> Inputs:
     reporting plugin, which the copy's files have."""
     if copy is inputs.project:
         return inputs
+    if copy.layout is not None:  # the moved copy's own configuration, CRDs and manifests
+        return _adopted_inputs(copy, inputs.scenario, inputs.rbac is None, inputs.feature_gates)
     rbac = None if inputs.rbac is None else rbac_documents(copy)
     config = replace(inputs.config, node_rejections=reports_rejections(copy))
     return Inputs(copy, inputs.scenario, config, rbac, inputs.notices, inputs.feature_gates)
@@ -391,6 +332,7 @@ def outcome_of(inputs: Inputs, session: Session, kept: Path | None, seconds: flo
         detail=session.detail,
         groups=groups(inputs.scenario, session.placements, session.groups),
         narrowed=session.narrowed,
+        adopted=inputs.project.layout is not None,
     )
 
 
@@ -465,26 +407,28 @@ def check(outcome: Outcome) -> None:
     """An error if the scheduler was not ready (RBAC refused it something, or its
     informers list a kind the API server does not serve), or a pod is not where the
     scenario expects it."""
-    check_ready(outcome.denied, outcome.unserved, outcome.identity)
+    check_ready(outcome.denied, outcome.unserved, outcome.identity, outcome.adopted)
     check_expectations(outcome.placements)
 
 
-def check_ready(denied: list[str], unserved: list[str], identity: str) -> None:
-    check_rbac(denied, identity)
+def check_ready(denied: list[str], unserved: list[str], identity: str, adopted: bool = False) -> None:
+    """What kept the scheduler from working: RBAC refused it, or a kind it lists is not
+    served; the fix in an adopted repository's own files, or in a generated project's."""
+    if denied:
+        where, fix = (
+            ("the repository's RBAC manifests do", "add the rules to a ClusterRole they bind to its ServiceAccount")
+            if adopted
+            else (f"{RBAC_FILE} does", f"add the rules to {rbacrules.RULES_FILE} and run kplugin refresh")
+        )
+        raise OperationError(
+            f"{where} not let the scheduler ({identity}) {', '.join(denied)}: {fix}, or run with {Setting.ADMIN}"
+        )
     if unserved:
+        where = "the repository (then kplugin adopt records it)" if adopted else "config/crd/"
         raise OperationError(
             f"the scheduler never became ready: the API server does not serve {', '.join(unserved)}, which its "
             'informers list ("the server could not find the requested resource"): add the kind\'s '
-            "CustomResourceDefinition to config/crd/ (e2e creates it before the scheduler starts)"
-        )
-
-
-def check_rbac(denied: list[str], identity: str) -> None:
-    if denied:
-        raise OperationError(
-            f"{RBAC_FILE} does not let the scheduler ({identity}) "
-            f"{', '.join(denied)}: add the rules to config/rbac/rules.yaml and run kplugin refresh, "
-            f"or run with {Setting.ADMIN}"
+            f"CustomResourceDefinition to {where} (e2e creates it before the scheduler starts)"
         )
 
 

@@ -224,3 +224,21 @@ def test_e2e_replays_an_adopted_repository_with_its_crd_rbac_and_subcommand(
     assert "a plugin's factory waits for one" in run.stderr, "its factory waits for the informer: undecided, said"
     after = {name: content for name, content in tree(repository).items() if not name.startswith(".kplugin/")}
     assert after == before
+
+
+def test_build_k8s_moves_a_throw_away_copy_and_leaves_the_repository_as_it_is(
+    kplugin: Callable[..., Run], tmp_path: Path
+) -> None:
+    """cobrashape at 1.36.5 built for 1.37.2: its code moved as kplugin upgrade would, in a
+    copy that goes after the build; the binary in .kplugin/bin/v1.37.2/."""
+    repository = _adopted(kplugin, tmp_path, "cobrashape")
+    before = tree(repository)
+    run = kplugin("build", str(repository), "--k8s", "1.37.2", "--builder", "local", "--json")
+    assert run.code == 0, run.stderr
+    (binary,) = json.loads(run.stdout)["binaries"]
+    assert binary["path"] == str(repository / ".kplugin/bin/v1.37.2/kube-scheduler")
+    said = subprocess.run([binary["path"], "scheduler", "--version"], capture_output=True, text=True, check=True)
+    assert said.stdout.strip() == "Kubernetes v1.37.2"
+    after = {name: content for name, content in tree(repository).items() if not name.startswith(".kplugin/")}
+    assert after == before and "k8s.io/kubernetes v1.36.5" in (repository / "go.mod").read_text()
+    assert not [p for p in tmp_path.iterdir() if p.name != "cobrashape"], "the copy is gone"

@@ -82,14 +82,11 @@ def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Call
         run = kplugin(command, str(copy))
         assert run.code == 2, (command, run.stderr)
         assert "adopted" in run.stderr and len(run.stderr.strip().splitlines()) == 1
-    other = kplugin("build", str(copy), "--k8s", "1.36")
-    assert other.code == 2 and "its own pin" in other.stderr
 
 
 @pytest.mark.parametrize(
     ("options", "words"),
     [
-        (["--k8s", "1.36"], ["--k8s 1.36", "its own pin (1.37.2)", "kplugin upgrade"]),
         (["--args", "args.yaml"], ["--args:", "its own configuration file"]),
         (["--weight", "Capacity=3"], ["--weight:", "its own configuration file"]),
         (["--disable-default", "NodeResourcesFit"], ["--disable-default:", "its own configuration file"]),

@@ -158,3 +158,30 @@ def test_the_run_s_check_goes_on_undecided_for_an_adopted_repository_only(
     generated = run.Inputs(inputs.project._replace(layout=None), inputs.scenario, inputs.config, None)
     with pytest.raises(OperationError, match="did not finish loading the e2e configuration within 1s"):
         run.check_config(generated, waits)
+
+
+def test_a_retargeted_copy_s_run_reads_the_copy_s_own_files(repository: Path, tmp_path: Path) -> None:
+    """e2e --k8s runs the moved copy: its configuration and manifests, not the repository's."""
+    inputs = run.prepare(projects.load(repository, adopted=True), None, None, admin=False)
+    copy = Path(shutil.copytree(repository, tmp_path / "moved"))
+    config = copy / CONFIG
+    config.write_text(config.read_text().replace("fleet-scheduler", "moved-scheduler"))
+    rbac = copy / RBAC
+    watch = 'verbs: ["get", "list", "watch"'
+    rbac.write_text(rbac.read_text().replace(watch + "]", watch + ', "patch"]'))
+    moved = run.for_copy(inputs, projects.load(copy, adopted=True))
+    assert moved.project.root == copy and moved.scenario is inputs.scenario
+    assert moved.config.scheduler_name == "moved-scheduler"
+    assert moved.rbac is not None
+    (role,) = [d for d in moved.rbac if d["kind"] == "ClusterRole"]
+    assert any("patch" in r["verbs"] and "nodereservations" in r["resources"] for r in role["rules"])
+
+
+def test_what_kept_an_adopted_repository_s_scheduler_from_working_names_its_own_files() -> None:
+    with pytest.raises(OperationError) as denied:
+        run.check_ready(["list nodereservations.fleet.example.com"], [], "system:serviceaccount:x:y", adopted=True)
+    assert str(denied.value).startswith("the repository's RBAC manifests do not let the scheduler")
+    assert "a ClusterRole they bind to its ServiceAccount" in str(denied.value)
+    assert "config/rbac/rules.yaml" not in str(denied.value)
+    with pytest.raises(OperationError, match=r"to the repository \(then kplugin adopt records it\)"):
+        run.check_ready([], ["nodereservations.fleet.example.com/v1"], "admin", adopted=True)
