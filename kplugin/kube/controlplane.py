@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import secrets
 import shutil
 import signal
@@ -114,6 +115,7 @@ def _build_apiserver(project: Project, binary: Path, progress: Progress) -> None
         shutil.copyfile(project.root / "go.mod", modfile)
         if (project.root / "go.sum").is_file():
             shutil.copyfile(project.root / "go.sum", Path(tmp) / "go.sum")
+        _replace_missing_staging(project, modfile)
         built = Path(tmp) / "kube-apiserver"
         cmd = ["go", "build", "-mod=mod", f"-modfile={modfile}", "-trimpath", "-o", str(built)]
         proc.run(
@@ -125,6 +127,23 @@ def _build_apiserver(project: Project, binary: Path, progress: Progress) -> None
         staged = binary.with_name(f".{binary.name}.{os.getpid()}")
         shutil.move(built, staged)
         os.replace(staged, binary)
+
+
+def _replace_missing_staging(project: Project, modfile: Path) -> None:
+    """kube-apiserver needs staging modules a scheduler does not (k8s.io/externaljwt,
+    k8s.io/endpointslice): k8s.io/kubernetes requires them at v0.0.0, so a go.mod that
+    does not replace them (an adopted repository's may not) builds the scheduler and not
+    the API server. The copy replaces them at the pin, as a generated project does."""
+    text = modfile.read_text()
+    tag = project.version.staging_tag
+    missing = [
+        m
+        for m in project.target.release.staging_modules
+        if not re.search(rf"^\s*(?:replace\s+)?{re.escape(m)}\s+=>", text, re.M)
+    ]
+    if missing:
+        edits = [f"-replace={m}={m}@{tag}" for m in missing]
+        proc.run(["go", "mod", "edit", f"-modfile={modfile}", *edits], cwd=project.root, what="go mod edit")
 
 
 class Process:

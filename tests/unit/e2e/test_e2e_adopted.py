@@ -185,3 +185,27 @@ def test_what_kept_an_adopted_repository_s_scheduler_from_working_names_its_own_
     assert "config/rbac/rules.yaml" not in str(denied.value)
     with pytest.raises(OperationError, match=r"to the repository \(then kplugin adopt records it\)"):
         run.check_ready([], ["nodereservations.fleet.example.com/v1"], "admin", adopted=True)
+
+
+def test_kube_apiserver_is_built_with_the_staging_replaces_the_repository_lacks(
+    repository: Path, tmp_path: Path
+) -> None:
+    """A repository may replace only the staging modules its scheduler needs (pfnet's lacks
+    k8s.io/externaljwt and k8s.io/endpointslice); kube-apiserver needs them, so the go.mod
+    copy it is built with replaces them at the pin. The repository's go.mod is not changed."""
+    from kplugin.kube import controlplane
+
+    go_mod = repository / "go.mod"
+    lacking = "".join(
+        line for line in go_mod.read_text().splitlines(keepends=True)
+        if not line.lstrip().startswith(("k8s.io/externaljwt =>", "k8s.io/endpointslice =>"))
+    )  # fmt: skip
+    go_mod.write_text(lacking)
+    copy = tmp_path / "go.mod"
+    copy.write_text(lacking)
+    controlplane._replace_missing_staging(projects.load(repository, adopted=True), copy)
+    moved = copy.read_text()
+    assert "k8s.io/externaljwt => k8s.io/externaljwt v0.37.2" in moved
+    assert "k8s.io/endpointslice => k8s.io/endpointslice v0.37.2" in moved
+    assert moved.count("k8s.io/client-go => k8s.io/client-go v0.37.2") == 1, "the ones it has are kept once"
+    assert go_mod.read_text() == lacking
