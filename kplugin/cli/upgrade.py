@@ -100,8 +100,39 @@ def refresh(
     template: Template = None,
 ) -> None:
     """Rewrite the generated files from the current Args and RBAC rules, at the project's own version."""
-    project = load_project(path, template)
+    project = load_project(path, template, adopted=True)
+    if project.layout is not None:
+        _refresh_adopted(project, dry_run, as_json)
+        return
     _run(project, project.target, keep_edited, False, dry_run, as_json)
+
+
+def _refresh_adopted(project: "Project", dry_run: bool, as_json: bool) -> None:
+    """An adopted repository has no generated files: its kplugin.yaml is recorded again
+    from its code and files (as kplugin adopt --force would, under the name it has), and
+    what changed is shown."""
+    import difflib
+
+    from kplugin.adopt import discover, record
+    from kplugin.cli.console import out, say
+    from kplugin.core import safefs
+
+    now = record.text(discover.discover(project.root, project.name))
+    data = safefs.read_project_file(project.root, record.PROJECT_FILE)
+    before = safefs.decode(data, "kplugin.yaml", project.root / record.PROJECT_FILE) if data is not None else ""
+    changed = [record.PROJECT_FILE] if now != before else []
+    if changed and not dry_run:
+        safefs.write_atomic(project.root / record.PROJECT_FILE, now.encode())
+    if as_json:
+        payload = {"from": str(project.version), "to": str(project.version), "dry_run": dry_run, "changed": changed}
+        out(json.dumps(payload | {"kept_edited": [], "not_recreated": []}, indent=2) + "\n")
+        return
+    name = record.PROJECT_FILE
+    out("".join(difflib.unified_diff(before.splitlines(True), now.splitlines(True), f"a/{name}", f"b/{name}")))
+    if not changed:
+        say(f"nothing to change: {name} records what the repository has")
+    else:
+        say(f"{name} {'would be' if dry_run else 'was'} recorded again from the repository's code and files")
 
 
 def _run(project: "Project", target: "Target", keep_edited: bool, tidy: bool, dry_run: bool, as_json: bool) -> None:

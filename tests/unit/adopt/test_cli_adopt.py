@@ -78,7 +78,7 @@ def test_a_repository_that_cannot_be_adopted_exits_2_with_nothing_written(
 def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Callable[..., Run], tmp_path: Path) -> None:
     copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
     assert kplugin("adopt", str(copy)).code == 0
-    for command in ("refresh", "bench"):
+    for command in ("bench",):
         run = kplugin(command, str(copy))
         assert run.code == 2, (command, run.stderr)
         assert "adopted" in run.stderr and len(run.stderr.strip().splitlines()) == 1
@@ -268,3 +268,25 @@ def test_a_fifo_in_the_repository_is_passed_over_not_read(kplugin: Callable[...,
         found["unused"]
     )
     assert [p["name"] for p in found["kpluginYaml"]["plugins"]] == ["Capacity", "Gang"]
+
+
+def test_refresh_records_kplugin_yaml_again_from_the_code(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    """An adopted repository has no generated files: refresh reads its code again (a plugin
+    registered since adopt), shows the change, writes only kplugin.yaml, and keeps --name."""
+    copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
+    assert kplugin("adopt", str(copy), "--name", "capacity-scheduler").code == 0
+    fresh = kplugin("refresh", str(copy))
+    assert fresh.code == 0 and "nothing to change" in fresh.stderr and fresh.stdout == ""
+    main = copy / "cmd/scheduler/main.go"
+    text = main.read_text().replace("// app.WithPlugin(spread.Name", "app.WithPlugin(spread.Name")
+    gang = '\t"example.com/forkshape/pkg/gang"\n'
+    main.write_text(text.replace(gang, gang + '\t"example.com/forkshape/pkg/spread"\n'))
+    before = tree(copy)
+    preview = kplugin("refresh", str(copy), "--dry-run")
+    assert preview.code == 0 and "+    Spread:\n" in preview.stdout and tree(copy) == before
+    run = kplugin("refresh", str(copy), "--json")
+    assert run.code == 0 and json.loads(run.stdout)["changed"] == ["kplugin.yaml"]
+    after = tree(copy)
+    assert {n for n in after if after[n] != before.get(n)} == {"kplugin.yaml"}
+    project = projects.load(copy, adopted=True)
+    assert project.name == "capacity-scheduler" and "Spread" in [p.name for p in project.plugins]
