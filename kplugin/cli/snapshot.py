@@ -153,7 +153,8 @@ def _check_options(
 
 
 def _project_kinds(path: Path, anonymize: bool) -> "tuple[tuple[str, KindInfo], ...]":
-    """The kinds of the project's config/crd/ (each CRD's first served version)."""
+    """The kinds of the project's CRDs (config/crd/, or an adopted repository's files;
+    each CRD's first served version)."""
     from kplugin.core.errors import UsageError
     from kplugin.kube import kinds
     from kplugin.model import crds
@@ -164,10 +165,11 @@ def _project_kinds(path: Path, anonymize: bool) -> "tuple[tuple[str, KindInfo], 
             "--anonymize cannot anonymize a project's own kinds (kplugin does not know which of their fields name "
             "the cluster): leave out --project, or share the snapshot as it is"
         )
-    root = load(path).root
-    found = tuple((d.name, served[0]) for d in crds.load(root) if (served := kinds.from_crd(d.body)))
+    project = load(path, adopted=True)  # an adopted repository's CRDs are where it keeps them
+    found = tuple((d.name, served[0]) for d in project.crd_definitions() if (served := kinds.from_crd(d.body)))
     if not found:
-        raise UsageError(f"--project {path}: {root / crds.CRD_DIR} holds no CustomResourceDefinition")
+        where = "its recorded CRD files hold" if project.layout is not None else f"{project.root / crds.CRD_DIR} holds"
+        raise UsageError(f"--project {path}: {where} no CustomResourceDefinition")
     return found
 
 

@@ -622,3 +622,25 @@ def test_a_projects_own_kinds_join_the_snapshot(kplugin: Kplugin, api: tuple[Fak
     assert kplugin("new", "gpu", "--no-tidy", "-o", str(tmp_path)).code == 0
     run = kplugin("snapshot", "--kubeconfig", str(config), "--project", str(gpu))
     assert run.code == 2 and run.stderr.strip().endswith("holds no CustomResourceDefinition"), run.stderr
+
+
+def test_an_adopted_repository_s_recorded_crds_join_the_snapshot(
+    kplugin: Kplugin, api: tuple[Fake, Path], tmp_path: Path
+) -> None:
+    """An adopted repository keeps its CRDs where it likes (kplugin.yaml's adopted.crds):
+    --project reads those files, not config/crd/."""
+    import shutil
+
+    _, config = api
+    repository = Path(shutil.copytree(REPO / "tests/fixtures/adopt/forkshape", tmp_path / "forkshape"))
+    assert kplugin("adopt", str(repository)).code == 0
+    crd = repository / "manifests/crds/example.com_quotas.yaml"
+    crd.write_text((TEAM_QUOTA / "config/crd/quotas.yaml").read_text())
+    out = tmp_path / "snap.json"
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--project", str(repository), "-o", str(out))
+    assert run.code == 0, run.stderr
+    kinds = [o["kind"] for o in json.loads(out.read_text())["objects"]]
+    assert kinds[0] == "CustomResourceDefinition" and "Quota" in kinds
+    crd.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: not-a-crd}\n")
+    run = kplugin("snapshot", "--kubeconfig", str(config), "--project", str(repository))
+    assert run.code == 2 and "its recorded CRD files hold no CustomResourceDefinition" in run.stderr, run.stderr
