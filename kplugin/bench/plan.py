@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kplugin.bench.ops import Workload
+from kplugin.config.own import OwnConfig
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Endpoint
 from kplugin.model.manifests import GateFlags
@@ -41,7 +42,7 @@ class BenchProfile:
 
     kind: str  # BASELINE or PROJECT
     scheduler_name: str
-    config: SchedulerConfig
+    config: SchedulerConfig | OwnConfig  # an adopted repository's: its own file
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,14 @@ def profiles(config: SchedulerConfig, project: Project) -> tuple[BenchProfile, B
     return BenchProfile(BASELINE, baseline_name(project), baseline_config), BenchProfile(
         PROJECT, project.scheduler_name, project_config
     )
+
+
+def own_profiles(config: OwnConfig, plugins: tuple[str, ...]) -> tuple[BenchProfile, BenchProfile]:
+    """An adopted repository's profile (its own file's), and the same profile with its
+    plugins left out."""
+    name = config.scheduler_name
+    baseline = replace(config, scheduler_names=(f"{name}-baseline"[:253],), left_out=plugins)
+    return BenchProfile(BASELINE, baseline.scheduler_name, baseline), BenchProfile(PROJECT, name, config)
 
 
 def scheduler_document(profile: BenchProfile, kubeconfig: Path, settings: Settings) -> dict[str, Any]:

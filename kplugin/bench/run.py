@@ -41,13 +41,23 @@ from kplugin.bench.loadgen import BindWatch, CreationStats
 from kplugin.bench.ops import MAX_NODES, MAX_PODS, Workload, check_count
 from kplugin.bench.outcome import BenchOutcome, RunResult
 from kplugin.bench.phases import WorkloadRun
-from kplugin.bench.plan import BenchInputs, BenchProfile, BenchProgress, Settings, profiles, scheduler_document
+from kplugin.bench.plan import (
+    BenchInputs,
+    BenchProfile,
+    BenchProgress,
+    Settings,
+    own_profiles,
+    profiles,
+    scheduler_document,
+)
 from kplugin.bench.results import EXTENSION_POINTS
 from kplugin.bench.scheduler import Scheduler, peak_rss
 from kplugin.bench.shaped import plugin_workload
 from kplugin.config import render
+from kplugin.config.own import own_config
 from kplugin.core import yamlio
 from kplugin.core.errors import KpluginError, OperationError, Setting, UsageError
+from kplugin.kube import discovery, kinds
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import require_served
@@ -61,15 +71,32 @@ __all__ = ["EXTENSION_POINTS", "BenchInputs", "Settings", "check_config", "prepa
 CLIENT_TIMEOUT = 60.0  # the load generator's requests (a loaded API server answers slowly)
 
 
-def check_config(inputs: BenchInputs, scheduler: Path, settings: Settings) -> None:
-    """Both profiles loaded by the project's own scheduler (--write-config-to)."""
+# an adopted repository's plugin may wait for an API server in its factory (e2e's patience)
+ADOPTED_PATIENCE = 10.0
+
+
+def check_config(inputs: BenchInputs, scheduler: Path, settings: Settings) -> str | None:
+    """Both profiles loaded by the project's own scheduler (--write-config-to); for an
+    adopted repository whose plugin's factory waits for an API server, what is said
+    instead of a verdict (each run's scheduler loads its profile against the cluster)."""
+    adopted = inputs.project.layout is not None
+    prefix = inputs.project.scheduler_arguments
     for profile in inputs.profiles:
         document = scheduler_document(profile, Path("/dev/null"), settings)
-        accepted, message = render.validate(scheduler, yamlio.dump(document), f"the {profile.kind} configuration")
+        shown = f"the {profile.kind} configuration"
+        if adopted:
+            accepted, message = render.validate(
+                scheduler, yamlio.dump(document), shown, prefix=prefix, patience=ADOPTED_PATIENCE
+            )
+            if accepted is None:
+                return f"{message}; each run's scheduler loads it against the cluster"
+        else:
+            accepted, message = render.validate(scheduler, yamlio.dump(document), shown)
         if not accepted:
             raise OperationError(
                 f"kube-scheduler {inputs.project.version} rejects the {profile.kind} configuration: {message}"
             )
+    return None
 
 
 _deferring = threading.local()
@@ -124,7 +151,9 @@ def _one_run(
     reporter.step(f"run {number}: {profile.kind} profile (schedulerName {profile.scheduler_name}), repeat {repeat}")
     log = work / f"kube-scheduler-{number}-{profile.kind}.log"
     profiling = settings.cpu_profiles is not None
-    scheduler = Scheduler(binary, config, log, settings.verbosity, inputs.gate_flags.scheduler, profiling)
+    flags = inputs.gate_flags.scheduler
+    prefix = inputs.project.scheduler_arguments
+    scheduler = Scheduler(binary, config, log, settings.verbosity, flags, profiling, prefix)
     watch: BindWatch | None = None
     run: WorkloadRun | None = None
     try:
@@ -251,6 +280,7 @@ def _enter(
         plane = stack.enter_context(ControlPlane(work, apiserver, reporter.step, gated))
         client = plane.client(timeout=CLIENT_TIMEOUT)
         stack.callback(client.close)
+        _create_crds(client, inputs.project, reporter)
         pid = next(p.popen.pid for p in plane.processes if p.name == "kube-apiserver")
         return _Target(client, plane.kubeconfig(), pid, "local control plane")
     endpoint = inputs.endpoint or kubeconfigs.endpoint(inputs.kubeconfig)
@@ -258,6 +288,18 @@ def _enter(
     stack.callback(client.close)
     # the chosen context alone, relative paths made absolute: the scheduler cannot pick one
     return _Target(client, inputs.kubeconfig.write_narrowed(work / "kubeconfig"), None, endpoint.server)
+
+
+def _create_crds(client: Client, project: Project, reporter: BenchProgress) -> None:
+    """The project's CRDs on the local control plane, served before a scheduler starts (a
+    plugin's informers of them would never sync otherwise)."""
+    definitions = project.crd_definitions()
+    if not definitions:
+        return
+    reporter.step(f"creating {len(definitions)} CustomResourceDefinition(s)")
+    for definition in definitions:
+        client.create(kinds.CRD.path(), definition.body)
+    discovery.wait_established(client, [d.name for d in definitions])
 
 
 def _merged_profiles(
@@ -317,14 +359,19 @@ def prepare(
     if kubeconfig is not None:
         cluster_config = kubeconfigs.load(kubeconfig, context)
         endpoint = kubeconfigs.endpoint(cluster_config)  # an exec plugin runs once, here
-    request = render.RenderRequest(project=project, target=project.target, leader_elect=False)
-    config, notices = render.compose_config(request, progress)
     plugins = tuple(p.name for p in project.plugins)
-    scaled = loaded if loaded is not None else plugin_workload(config.args, plugins).scaled(nodes, pods)
+    if project.layout is not None:  # an adopted repository's own configuration
+        own, notices = own_config(project, project.target)
+        args, compared = own.args, own_profiles(own, plugins)
+    else:
+        request = render.RenderRequest(project=project, target=project.target, leader_elect=False)
+        config, notices = render.compose_config(request, progress)
+        args, compared = config.args, profiles(config, project)
+    scaled = loaded if loaded is not None else plugin_workload(args, plugins).scaled(nodes, pods)
     return BenchInputs(
         project=project,
         workload=scaled,
-        profiles=profiles(config, project),
+        profiles=compared,
         plugins=plugins,
         kubeconfig=cluster_config,
         endpoint=endpoint,

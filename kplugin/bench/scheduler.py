@@ -60,11 +60,13 @@ class Scheduler:
         verbosity: int,
         extra_args: Sequence[str] = (),
         profiling: bool = False,
+        prefix: Sequence[str] = (),
     ) -> None:
         (self.port,) = free_ports(1)
         allowed = ["/healthz", "/readyz", "/livez", "/metrics", *([ENDPOINT] if profiling else [])]
         cmd = [
             str(binary),
+            *prefix,  # an adopted binary's subcommand, before the scheduler's flags
             f"--config={config}",
             f"--secure-port={self.port}",
             "--bind-address=127.0.0.1",

@@ -225,7 +225,7 @@ def bench(
     thresholds = _thresholds(threshold or [])
     _check_options(settings, kubeconfig, context)
     report_target = _check_report(report)
-    pinned, target = load_for_version(path, template, k8s)
+    pinned, target = load_for_version(path, template, k8s, adopted=True)
     if kubeconfig is None:
         controlplane.etcd_binary()  # before anything is built
     steps = _Steps(settings, workload, case, nodes, pods, kubeconfig, context, allow_existing_pods)
@@ -331,8 +331,11 @@ class _Steps:
 
     def check(self, inputs: BenchInputs, scheduler: Path) -> None:
         from kplugin.bench import run
+        from kplugin.cli.console import note
 
-        run.check_config(inputs, scheduler, self.settings)
+        undecided = run.check_config(inputs, scheduler, self.settings)
+        if undecided is not None:
+            note(undecided)
 
 
 def _headline(inputs: BenchInputs, repeat: int) -> str:

@@ -13,82 +13,18 @@ rules file must; else the run stops before anything is built, with the rule to a
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass
 from typing import Any
 
-from kplugin.config import render
+from kplugin.config.own import OwnConfig, own_config
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import Setting, UsageError
 from kplugin.kube import kinds
 from kplugin.model import manifests
 from kplugin.model.project import Project
-from kplugin.model.versions import Target
+
+__all__ = ["OwnConfig", "manifest_rules", "own_config", "rbac"]
 
 _RBAC_API = "rbac.authorization.k8s.io/v1"
-
-
-@dataclass(frozen=True)
-class OwnConfig:
-    """The repository's configuration as a run uses it (the fields e2e reads of a
-    SchedulerConfig): its first profile, or the one named ``scheduler_names[0]`` when
-    adopted, under the run's name."""
-
-    body: dict[str, Any]
-    scheduler_names: tuple[str, ...]
-    api_version: str
-    profile_index: int = 0
-    percentage_of_nodes_to_score: int | None = None
-    kubeconfig: str | None = None
-    node_rejections: bool = False  # kplugin's reporting plugin is not in a repository's scheduler
-
-    @property
-    def scheduler_name(self) -> str:
-        return self.scheduler_names[0]
-
-    def document(self) -> dict[str, Any]:
-        """The file's document with the run's one profile, no leader election, and the
-        run's kubeconfig (the cluster sets its own)."""
-        document = copy.deepcopy(self.body)
-        profile = dict((document.get("profiles") or [{}])[self.profile_index])
-        profile["schedulerName"] = self.scheduler_name
-        document["profiles"] = [profile]
-        document.pop("extenders", None)  # services of the repository's cluster, not started by a run
-        document["leaderElection"] = {"leaderElect": False}
-        document.pop("clientConnection", None)
-        if self.kubeconfig:
-            document["clientConnection"] = {"kubeconfig": self.kubeconfig}
-        return document
-
-
-def own_config(project: Project, target: Target) -> tuple[OwnConfig, tuple[str, ...]]:
-    """The repository's configuration for a run, and what the run leaves out of it (notes)."""
-    own = render.own_config(project, target)
-    where = project.root / own.path
-    documents = yamlio.parse(own.text, f"configuration file {where}", path=where, every_document=True)
-    body = next((d for d in documents if isinstance(d, dict) and d.get("kind") == "KubeSchedulerConfiguration"), None)
-    if body is None:
-        raise UsageError(f"{where}: no KubeSchedulerConfiguration in it; fix it, or kplugin adopt {Setting.FORCE}")
-    profiles = body.get("profiles") or [{}]
-    if not isinstance(profiles, list) or not all(isinstance(p, dict) for p in profiles):
-        raise UsageError(f"{where}: profiles must be a list of mappings")
-    names = [str(p.get("schedulerName") or "default-scheduler") for p in profiles]
-    index = names.index(project.scheduler_name) if project.scheduler_name in names else 0
-    notes = [f"{own.path}: the first of {len(own.passed_over) + 1} configuration files"] if own.passed_over else []
-    if len(profiles) > 1:
-        left = ", ".join(n for i, n in enumerate(names) if i != index)
-        notes.append(f"{own.path}: the run uses profile {names[index]}; {left} left out")
-    if body.get("extenders"):
-        notes.append(f"{own.path}: its extenders are left out (the run does not start them)")
-    percentage = body.get("percentageOfNodesToScore")
-    config = OwnConfig(
-        body=body,
-        scheduler_names=(names[index],),
-        api_version=str(body.get("apiVersion", "")).rpartition("/")[2],
-        profile_index=index,
-        percentage_of_nodes_to_score=percentage if isinstance(percentage, int) else None,
-    )
-    return config, tuple(notes)
 
 
 def _documents(project: Project) -> list[tuple[str, dict[str, Any]]]:

@@ -242,3 +242,18 @@ def test_build_k8s_moves_a_throw_away_copy_and_leaves_the_repository_as_it_is(
     after = {name: content for name, content in tree(repository).items() if not name.startswith(".kplugin/")}
     assert after == before and "k8s.io/kubernetes v1.36.5" in (repository / "go.mod").read_text()
     assert not [p for p in tmp_path.iterdir() if p.name != "cobrashape"], "the copy is gone"
+
+
+def test_bench_compares_an_adopted_repository_s_profile_with_it_without_its_plugins(
+    kplugin: Callable[..., Run], tmp_path: Path
+) -> None:
+    """crdshape's `fleet schedule` benchmarked on the local control plane: its CRD created
+    first (its plugin's factory waits for the informer), both profiles its own file's."""
+    repository = _adopted(kplugin, tmp_path, "crdshape")
+    run = kplugin("bench", str(repository), "--workload", "basic", "--nodes", "10", "--pods", "40", "--json")
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)["kplugin"]
+    assert result["plugins"] == ["NodeReservation"] and result["kubernetes"] == "1.37.2"
+    assert result["schedulerNames"] == {"baseline": "fleet-scheduler-baseline", "project": "fleet-scheduler"}
+    assert result["throughputRatio"] > 0
+    assert "creating 1 CustomResourceDefinition(s)" in run.stderr

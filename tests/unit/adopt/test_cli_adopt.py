@@ -78,8 +78,11 @@ def test_a_repository_that_cannot_be_adopted_exits_2_with_nothing_written(
 def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Callable[..., Run], tmp_path: Path) -> None:
     copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
     assert kplugin("adopt", str(copy)).code == 0
-    for command in ("bench",):
-        run = kplugin(command, str(copy))
+    for command in (
+        ["add", "plugin", "Extra", "-p", str(copy)],
+        ["add", "api", "Pool", "--group", "pools.example.com", "--version", "v1alpha1", "-p", str(copy)],
+    ):
+        run = kplugin(*command)
         assert run.code == 2, (command, run.stderr)
         assert "adopted" in run.stderr and len(run.stderr.strip().splitlines()) == 1
 
