@@ -248,13 +248,52 @@ def test_with_workflow_writes_a_workflow_only_where_there_is_none(
     assert (repository / ".github/workflows/kplugin.yml").read_text() == "mine\n"
 
 
-@pytest.mark.parametrize(("value", "words"), [("deploy", "not for adopted repositories yet"), ("fancy", "choose from")])
+@pytest.mark.parametrize(("value", "words"), [("chart", "not for adopted repositories yet"), ("fancy", "choose from")])
 def test_with_what_adopt_cannot_write_is_refused_before_anything(
     kplugin: Callable[..., Run], repository: Path, value: str, words: str
 ) -> None:
     before = tree(repository)
     run = kplugin("adopt", str(repository), "--with", f"workflow,{value}")
     assert run.code == 2 and words in run.stderr and tree(repository) == before
+
+
+def test_with_deploy_writes_manifests_of_the_repository_s_own_configuration_and_rbac(
+    kplugin: Callable[..., Run], tmp_path: Path
+) -> None:
+    """deploy/kplugin/: kube-scheduler's role plus the rules the repository's manifests bind
+    to its scheduler, the repository's configuration in-cluster with the lease the RBAC
+    allows, a non-root Deployment of the image kplugin build makes."""
+    from ruamel.yaml import YAML
+
+    copy = Path(shutil.copytree(FIXTURES / "crdshape", tmp_path / "crdshape"))
+    before = tree(copy)
+    run = kplugin("adopt", str(copy), "--with", "deploy")
+    assert run.code == 0, run.stderr
+    added = set(tree(copy)) - set(before)
+    written = ("rbac.yaml", "configmap.yaml", "deployment.yaml")
+    assert added == {"kplugin.yaml", *(f"deploy/kplugin/{f}" for f in written)}
+    yaml = YAML(typ="safe")
+    rbac = list(yaml.load_all((copy / "deploy/kplugin/rbac.yaml").read_text()))
+    (role,) = [d for d in rbac if d["kind"] == "ClusterRole"]
+    assert any("nodereservations" in r["resources"] for r in role["rules"])
+    assert not any("secrets" in r["resources"] for r in role["rules"]), "the agent's role is not the scheduler's"
+    (lease,) = [d for d in rbac if d["kind"] == "Role"]
+    assert lease["rules"][1]["resourceNames"] == ["fleet-scheduler"]
+    config = yaml.load(yaml.load((copy / "deploy/kplugin/configmap.yaml").read_text())["data"]["scheduler-config.yaml"])
+    assert "clientConnection" not in config, "in-cluster, not the repository's kubeconfig path"
+    assert config["leaderElection"] == {"leaderElect": True, "resourceName": "fleet-scheduler",
+                                        "resourceNamespace": lease["metadata"]["namespace"]}  # fmt: skip
+    assert config["profiles"][0]["plugins"]["filter"]["enabled"] == [{"name": "NodeReservation"}]
+    deployment = yaml.load((copy / "deploy/kplugin/deployment.yaml").read_text())
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["serviceAccountName"] == "crdshape"
+    assert pod["containers"][0]["image"] == "crdshape:0.1.0-k8s1.37.2"
+    # a repository with no configuration in an apiVersion its pin serves: refused, nothing written
+    other = Path(shutil.copytree(FIXTURES / "crdshape", tmp_path / "other"))
+    (other / "deploy/scheduler/config.yaml").unlink()
+    untouched = tree(other)
+    refused = kplugin("adopt", str(other), "--with", "deploy")
+    assert refused.code == 2 and "no KubeSchedulerConfiguration file" in refused.stderr and tree(other) == untouched
 
 
 def test_a_fifo_in_the_repository_is_passed_over_not_read(kplugin: Callable[..., Run], tmp_path: Path) -> None:

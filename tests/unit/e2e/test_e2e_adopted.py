@@ -8,6 +8,7 @@ import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import REPO, Run
@@ -15,9 +16,18 @@ from support import REPO, Run
 from kplugin.config import render
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.e2e import adopted, run
+from kplugin.model import ownrbac
 from kplugin.model import project as projects
 
 FIXTURES = REPO / "tests/fixtures/adopt"
+
+
+def manifest_rules(repository: Path) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    layout = projects.load(repository, adopted=True).layout
+    assert layout is not None
+    return ownrbac.manifest_rules(repository, layout.manifests)
+
+
 CONFIG = "deploy/scheduler/config.yaml"
 RBAC = "deploy/scheduler/rbac.yaml"
 
@@ -65,11 +75,11 @@ def test_the_rbac_is_kube_scheduler_s_role_and_what_the_manifests_bind_to_its_ac
         '"schedule", "--config=/etc/fleet/config.yaml"', '"agent"'
     )
     deployment.write_text(scheduler + "---\n" + agent)
-    rules_two, _ = adopted.manifest_rules(projects.load(repository, adopted=True))
+    rules_two, _ = manifest_rules(repository)
     assert not any("secrets" in r["resources"] for r in rules_two)
     # without a scheduler Deployment, every account the manifests bind counts
     deployment.write_text(agent)
-    rules_all, _ = adopted.manifest_rules(projects.load(repository, adopted=True))
+    rules_all, _ = manifest_rules(repository)
     assert any("secrets" in r["resources"] for r in rules_all)
     # a recorded manifest that is gone is said, not passed over
     deployment.unlink()
