@@ -18,6 +18,7 @@ from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 
 BASELINE, PROJECT = "baseline", "project"
+DEFAULT_SCHEDULER = "default-scheduler"
 
 
 @dataclass(frozen=True)
@@ -82,12 +83,14 @@ def profiles(config: SchedulerConfig, project: Project) -> tuple[BenchProfile, B
     )
 
 
-def own_profiles(config: OwnConfig, plugins: tuple[str, ...]) -> tuple[BenchProfile, BenchProfile]:
+def own_profiles(config: OwnConfig, plugins: tuple[str, ...], project: str) -> tuple[BenchProfile, BenchProfile]:
     """An adopted repository's profile (its own file's), and the same profile with its
-    plugins left out."""
-    name = config.scheduler_name
+    plugins left out. A profile named default-scheduler (scheduler-plugins' configs) runs
+    under the project's name: on a cluster, the default scheduler would take its pods."""
+    name = project if config.scheduler_name == DEFAULT_SCHEDULER else config.scheduler_name
+    mine = replace(config, scheduler_names=(name,))
     baseline = replace(config, scheduler_names=(f"{name}-baseline"[:253],), left_out=plugins)
-    return BenchProfile(BASELINE, baseline.scheduler_name, baseline), BenchProfile(PROJECT, name, config)
+    return BenchProfile(BASELINE, baseline.scheduler_name, baseline), BenchProfile(PROJECT, name, mine)
 
 
 def scheduler_document(profile: BenchProfile, kubeconfig: Path, settings: Settings) -> dict[str, Any]:

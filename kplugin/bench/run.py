@@ -298,7 +298,12 @@ def _create_crds(client: Client, project: Project, reporter: BenchProgress) -> N
         return
     reporter.step(f"creating {len(definitions)} CustomResourceDefinition(s)")
     for definition in definitions:
-        client.create(kinds.CRD.path(), definition.body)
+        try:
+            client.create(kinds.CRD.path(), definition.body)
+        except OperationError as err:
+            raise OperationError(
+                f"{definition.where}: creating CustomResourceDefinition {definition.name}: {err}"
+            ) from err
     discovery.wait_established(client, [d.name for d in definitions])
 
 
@@ -362,7 +367,8 @@ def prepare(
     plugins = tuple(p.name for p in project.plugins)
     if project.layout is not None:  # an adopted repository's own configuration
         own, notices = own_config(project, project.target)
-        args, compared = own.args, own_profiles(own, plugins)
+        args = {name: value for name, value in own.args.items() if name in plugins}
+        compared = own_profiles(own, plugins, project.name)
     else:
         request = render.RenderRequest(project=project, target=project.target, leader_elect=False)
         config, notices = render.compose_config(request, progress)

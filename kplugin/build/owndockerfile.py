@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.adopt import gomod
+from kplugin.core.errors import Setting, UsageError
 from kplugin.generate import scaffold, templating
 from kplugin.model.buildfacts import BuildFacts
 from kplugin.model.project import Project
 
 TEMPLATE_FILE = "[[cookiecutter.project_name]]/Dockerfile"
 IGNORED = (".git", ".kplugin")
+_OUT = ("../", "/")  # a replacement by a directory outside the repository
 
 
 def _local(path: str) -> bool:
@@ -34,7 +36,16 @@ def render(project: Project) -> str:
     import jinja2
 
     facts = BuildFacts.of(project)
-    local = any(_local(r.path) for r in gomod.read(project.root).replaces.values())
+    replaces = gomod.read(project.root).replaces
+    outside = sorted(
+        f"{old} => {r.path}" for old, r in replaces.items() if r.path.startswith(("../", "/")) or r.path == ".."
+    )
+    if outside:
+        raise UsageError(
+            f"{project.root}/go.mod replaces {outside[0]}, outside the repository: a Docker build sees the repository "
+            f"alone; build with {Setting.BUILDER} local"
+        )
+    local = any(_local(r.path) for r in replaces.values())
     context: dict[str, Any] = {
         "k8s_version": str(project.version),
         "k8s_tag": project.version.tag,

@@ -12,7 +12,7 @@ from typing import Any
 
 from kplugin.config import render
 from kplugin.core import yamlio
-from kplugin.core.errors import Setting, UsageError
+from kplugin.core.errors import UsageError
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
 
@@ -64,22 +64,31 @@ class OwnConfig:
         }
 
 
-_ONE_OF = ("queueSort", "bind")
+_ONE_OF = ("queueSort", "bind", "multiPoint")
+_DEFAULTS_OF_ONE = {"PrioritySort", "DefaultBinder", "*"}  # QueueSort's and Bind's defaults, and every default
 
 
 def _without(profile: dict[str, Any], names: set[str]) -> dict[str, Any]:
     """``profile`` with the plugins ``names`` taken out of every extension point and of
-    pluginConfig. QueueSort and Bind take one plugin: where the repository's replaced
-    kube-scheduler's (PrioritySort, DefaultBinder disabled), the default comes back."""
+    pluginConfig. QueueSort and Bind take one plugin: where one of the repository's
+    replaced kube-scheduler's (PrioritySort or DefaultBinder disabled, at its point or at
+    multiPoint, or every default with '*'), that disabling goes with it. A shape kplugin
+    does not read is left for the scheduler to judge."""
+    given = profile.get("plugins") or {}
+    if not isinstance(given, dict) or not all(isinstance(v, dict) for v in given.values()):
+        return profile
+    removed = {
+        point
+        for point, lists in given.items()
+        if any(isinstance(e, dict) and e.get("name") in names for e in lists.get("enabled") or [])
+    }
     plugins = {}
-    for point, lists in (profile.get("plugins") or {}).items():
-        if not isinstance(lists, dict):
-            continue
+    for point, lists in given.items():
         enabled = [e for e in lists.get("enabled") or [] if not (isinstance(e, dict) and e.get("name") in names)]
-        kept = {"enabled": enabled} if enabled else {}
-        removed = len(enabled) != len(lists.get("enabled") or [])
-        if lists.get("disabled") and (enabled or not removed or point not in _ONE_OF):
-            kept["disabled"] = lists["disabled"]
+        disabled = list(lists.get("disabled") or [])
+        if removed and point in _ONE_OF:
+            disabled = [e for e in disabled if not (isinstance(e, dict) and e.get("name") in _DEFAULTS_OF_ONE)]
+        kept = ({"enabled": enabled} if enabled else {}) | ({"disabled": disabled} if disabled else {})
         if kept:
             plugins[point] = kept
     config = [e for e in profile.get("pluginConfig") or [] if not (isinstance(e, dict) and e.get("name") in names)]
@@ -94,7 +103,7 @@ def own_config(project: Project, target: Target) -> tuple[OwnConfig, tuple[str, 
     documents = yamlio.parse(own.text, f"configuration file {where}", path=where, every_document=True)
     body = next((d for d in documents if isinstance(d, dict) and d.get("kind") == "KubeSchedulerConfiguration"), None)
     if body is None:
-        raise UsageError(f"{where}: no KubeSchedulerConfiguration in it; fix it, or kplugin adopt {Setting.FORCE}")
+        raise UsageError(f"{where}: no KubeSchedulerConfiguration in it; fix it, then kplugin refresh")
     profiles = body.get("profiles") or [{}]
     if not isinstance(profiles, list) or not all(isinstance(p, dict) for p in profiles):
         raise UsageError(f"{where}: profiles must be a list of mappings")

@@ -48,9 +48,7 @@ def own_config(project: Project, target: Target) -> ConfigFile:
     chosen = served[0]
     data = safefs.read_project_file(project.root, chosen.path)
     if data is None:
-        raise UsageError(
-            f"{project.root / chosen.path} is missing; kplugin adopt {Setting.FORCE} records the files again"
-        )
+        raise UsageError(f"{project.root / chosen.path} is missing; kplugin refresh records the files again")
     text = safefs.decode(data, "configuration file", project.root / chosen.path)
     return ConfigFile(chosen.path, text, tuple(c.path for c in served[1:]))
 

@@ -424,7 +424,7 @@ def check_ready(denied: list[str], unserved: list[str], identity: str, adopted: 
             f"{where} not let the scheduler ({identity}) {', '.join(denied)}: {fix}, or run with {Setting.ADMIN}"
         )
     if unserved:
-        where = "the repository (then kplugin adopt records it)" if adopted else "config/crd/"
+        where = "the repository and run kplugin refresh" if adopted else "config/crd/"
         raise OperationError(
             f"the scheduler never became ready: the API server does not serve {', '.join(unserved)}, which its "
             'informers list ("the server could not find the requested resource"): add the kind\'s '

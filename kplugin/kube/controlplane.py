@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import secrets
 import shutil
 import signal
@@ -115,7 +114,7 @@ def _build_apiserver(project: Project, binary: Path, progress: Progress) -> None
         shutil.copyfile(project.root / "go.mod", modfile)
         if (project.root / "go.sum").is_file():
             shutil.copyfile(project.root / "go.sum", Path(tmp) / "go.sum")
-        _replace_missing_staging(project, modfile)
+        _official_replaces(project, modfile)
         built = Path(tmp) / "kube-apiserver"
         cmd = ["go", "build", "-mod=mod", f"-modfile={modfile}", "-trimpath", "-o", str(built)]
         proc.run(
@@ -129,21 +128,15 @@ def _build_apiserver(project: Project, binary: Path, progress: Progress) -> None
         os.replace(staged, binary)
 
 
-def _replace_missing_staging(project: Project, modfile: Path) -> None:
-    """kube-apiserver needs staging modules a scheduler does not (k8s.io/externaljwt,
-    k8s.io/endpointslice): k8s.io/kubernetes requires them at v0.0.0, so a go.mod that
-    does not replace them (an adopted repository's may not) builds the scheduler and not
-    the API server. The copy replaces them at the pin, as a generated project does."""
-    text = modfile.read_text()
-    tag = project.version.staging_tag
-    missing = [
-        m
-        for m in project.target.release.staging_modules
-        if not re.search(rf"^\s*(?:replace\s+)?{re.escape(m)}\s+=>", text, re.M)
-    ]
-    if missing:
-        edits = [f"-replace={m}={m}@{tag}" for m in missing]
-        proc.run(["go", "mod", "edit", f"-modfile={modfile}", *edits], cwd=project.root, what="go mod edit")
+def _official_replaces(project: Project, modfile: Path) -> None:
+    """kube-apiserver is built from Kubernetes' own release at the pin, whatever the
+    project's go.mod replaces (an adopted repository's may lack staging modules the API
+    server needs, k8s.io/externaljwt and k8s.io/endpointslice, or replace one with its
+    own): the binary is cached by version alone and serves every project of it."""
+    version = project.version
+    edits = [f"-replace=k8s.io/kubernetes=k8s.io/kubernetes@{version.tag}"]
+    edits += [f"-replace={m}={m}@{version.staging_tag}" for m in project.target.release.staging_modules]
+    proc.run(["go", "mod", "edit", f"-modfile={modfile}", *edits], cwd=project.root, what="go mod edit")
 
 
 class Process:

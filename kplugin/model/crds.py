@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kplugin.core import safefs, yamlio
-from kplugin.core.errors import Setting, UsageError
+from kplugin.core.errors import UsageError
 
 CRD_DIR = PurePosixPath("config/crd")
 API_VERSION = "apiextensions.k8s.io/v1"
@@ -61,7 +61,7 @@ def load(root: Path, recorded: Sequence[str] | None = None) -> list[Definition]:
     for relative in files(root) if recorded is None else [PurePosixPath(r) for r in recorded]:
         data = safefs.read_project_file(root, relative)
         if data is None and recorded is not None:
-            raise UsageError(f"{root / relative} is missing; kplugin adopt {Setting.FORCE} records the files again")
+            raise UsageError(f"{root / relative} is missing; kplugin refresh records the files again")
         if data is None:  # gone in between
             continue
         text = safefs.decode(data, "CRD file", root / relative)

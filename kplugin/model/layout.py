@@ -17,6 +17,8 @@ from kplugin.core.errors import UsageError
 
 _ARGUMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", re.ASCII)
 _IMPORT_PATH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/-]{0,299}", re.ASCII)
+_DIRECTORY = re.compile(r"\.|[A-Za-z0-9_][A-Za-z0-9._/-]{0,299}", re.ASCII)  # it goes into a Dockerfile
+_DIR = "a package directory (letters, digits, . _ - /)"
 _GO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}", re.ASCII)
 _API_VERSION = re.compile(r"[a-z0-9.-]{1,100}/v[0-9a-z]{1,20}", re.ASCII)
 _KEYS = {"main", "arguments", "plugins", "configs", "crds", "dockerfiles", "makefile", "charts", "manifests"}
@@ -132,7 +134,7 @@ def parse(raw: Any, fail: Fail) -> Layout:
         lists[key] = tuple(_path(v, f"adopted.{key}", fail) for v in value)
     makefile = raw.get("makefile")
     return Layout(
-        main=_path(raw["main"], "adopted.main", fail, directory=True),
+        main=_match(_path(raw["main"], "adopted.main", fail, directory=True), _DIRECTORY, "adopted.main", fail, _DIR),
         arguments=tuple(_match(a, _ARGUMENT, "adopted.arguments", fail, "a subcommand word") for a in arguments),
         plugins={str(n): _registration(str(n), e, fail) for n, e in plugins.items()},
         configs=tuple(

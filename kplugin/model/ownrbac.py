@@ -24,7 +24,7 @@ def _documents(root: Path, manifests: Sequence[str]) -> list[tuple[str, dict[str
         data = safefs.read_project_file(root, relative)
         path = root / relative
         if data is None:
-            raise UsageError(f"{path} is missing; kplugin adopt {Setting.FORCE} records the files again")
+            raise UsageError(f"{path} is missing; kplugin refresh records the files again")
         for document in yamlio.parse(
             safefs.decode(data, "manifest", path), f"manifest {path}", path=path, every_document=True
         ):

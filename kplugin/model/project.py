@@ -88,8 +88,10 @@ class Project(NamedTuple):
         return self.layout.crds if self.layout is not None else None
 
     def crd_definitions(self) -> list[crds.Definition]:
-        """The project's CRDs: config/crd/'s, or those of an adopted repository's files."""
-        return crds.load(self.root, self.crd_files)
+        """The project's CRDs: config/crd/'s, or those of an adopted repository's files
+        (which may define one twice, as scheduler-plugins' do: the first file's wins)."""
+        found = crds.load(self.root, self.crd_files)
+        return found if self.layout is None else list({d.name: d for d in reversed(found)}.values())[::-1]
 
     @property
     def gates(self) -> tuple[str, ...]:

