@@ -273,31 +273,22 @@ func main() {
 """
 
 
-@pytest.mark.parametrize("legacy", [False, True], ids=["buildkit", "legacy"])
 def test_docker_build_of_an_adopted_repository_uses_kplugin_s_dockerfile(
-    kplugin: Callable[..., Run],
-    project: Path,
-    docker_args: list[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    legacy: bool,
+    kplugin: Callable[..., Run], project: Path, docker_args: list[str], tmp_path: Path
 ) -> None:
     """A repository of the generated project's modules (so the warm builder image serves
     it) rewritten as an in-house one: its scheduler a cobra subcommand of `platform`, its
     Dockerfile one that cannot build. kplugin builds it with its own Dockerfile (the
     recorded main package, ENTRYPOINT with the word before the flags); the repository's
-    Dockerfile is neither used nor changed."""
-    from kplugin import build
-
-    if legacy:
-        monkeypatch.setattr(build, "buildkit_cli", lambda: None)
+    Dockerfile is neither used nor changed. (Through BuildKit: the legacy builder takes
+    the same Dockerfile, and test_legacy_builder_fallback builds through it.)"""
     repository = Path(shutil.copytree(project, tmp_path / "platform", ignore=shutil.ignore_patterns("bin")))
     (repository / "cmd/scheduler/main.go").write_text(PLATFORM_MAIN)
     (repository / "Dockerfile").write_text("FROM scratch\nRUN false\n")
     # a name of its own: the legacy builder's stage label is the project's name
     assert kplugin("adopt", str(repository), "--force", "--name", "platform").code == 0
     assert "  - scheduler\n" in (repository / "kplugin.yaml").read_text()
-    image = f"platform-adopted:{'legacy' if legacy else 'buildkit'}"
+    image = "platform-adopted:test"
     try:
         result = build_json(kplugin, str(repository), "--builder", "docker", *docker_args, "--image", image)
         assert result["builder"] == "docker" and result["image_user"] == "65532:65532"
