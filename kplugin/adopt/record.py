@@ -34,8 +34,9 @@ def layout(adoption: Adoption) -> layouts.Layout:
     )
 
 
-def document(adoption: Adoption) -> dict[str, Any]:
-    """kplugin.yaml for the repository, its keys in a fixed order."""
+def document(adoption: Adoption, image: str | None = None) -> dict[str, Any]:
+    """kplugin.yaml for the repository, its keys in a fixed order; ``image``: the one
+    kplugin.yaml names already (kplugin refresh keeps it), else the default."""
     plugins = [
         {"name": p.name, "extensionPoints": [str(x) for x in p.points], "args": p.args_type is not None}
         for p in adoption.plugins
@@ -47,14 +48,14 @@ def document(adoption: Adoption) -> dict[str, Any]:
         "kubernetes": str(adoption.target.version),
         "api": str(NATIVE),
         "schedulerName": adoption.scheduler_name,
-        "image": default_image(adoption.name, adoption.target.version),
+        "image": image or default_image(adoption.name, adoption.target.version),
         "plugins": plugins,
         "adopted": layout(adoption).document(),
     }
 
 
-def text(adoption: Adoption) -> str:
-    return yamlio.dump(document(adoption))
+def text(adoption: Adoption, image: str | None = None) -> str:
+    return yamlio.dump(document(adoption, image))
 
 
 def write(

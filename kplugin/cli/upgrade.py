@@ -109,15 +109,16 @@ def refresh(
 
 def _refresh_adopted(project: "Project", dry_run: bool, as_json: bool) -> None:
     """An adopted repository has no generated files: its kplugin.yaml is recorded again
-    from its code and files (as kplugin adopt --force would, under the name it has), and
-    what changed is shown."""
+    from its code and files (as kplugin adopt --force would), keeping what the file says
+    of the project itself (its name, scheduler name and image), and what changed is shown."""
     import difflib
 
     from kplugin.adopt import discover, record
     from kplugin.cli.console import out, say
     from kplugin.core import safefs
 
-    now = record.text(discover.discover(project.root, project.name))
+    again = discover.discover(project.root, project.name)._replace(scheduler_name=project.scheduler_name)
+    now = record.text(again, image=project.image)
     data = safefs.read_project_file(project.root, record.PROJECT_FILE)
     before = safefs.decode(data, "kplugin.yaml", project.root / record.PROJECT_FILE) if data is not None else ""
     changed = [record.PROJECT_FILE] if now != before else []

@@ -318,6 +318,9 @@ def test_refresh_records_kplugin_yaml_again_from_the_code(kplugin: Callable[...,
     registered since adopt), shows the change, writes only kplugin.yaml, and keeps --name."""
     copy = Path(shutil.copytree(FIXTURES / "forkshape", tmp_path / "forkshape"))
     assert kplugin("adopt", str(copy), "--name", "capacity-scheduler").code == 0
+    recorded = copy / "kplugin.yaml"
+    recorded.write_text(recorded.read_text().replace("image: capacity-scheduler:0.1.0-k8s1.37.2",
+                                                     "image: registry.example.com/capacity:2.0"))  # fmt: skip
     fresh = kplugin("refresh", str(copy))
     assert fresh.code == 0 and "nothing to change" in fresh.stderr and fresh.stdout == ""
     main = copy / "cmd/scheduler/main.go"
@@ -333,3 +336,4 @@ def test_refresh_records_kplugin_yaml_again_from_the_code(kplugin: Callable[...,
     assert {n for n in after if after[n] != before.get(n)} == {"kplugin.yaml"}
     project = projects.load(copy, adopted=True)
     assert project.name == "capacity-scheduler" and "Spread" in [p.name for p in project.plugins]
+    assert project.image == "registry.example.com/capacity:2.0", "what the file says of the project is kept"
