@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the command's modules load only when it runs
     from kplugin.bench.outcome import BenchOutcome
     from kplugin.bench.results import Thresholds
     from kplugin.bench.run import BenchInputs, Settings
-    from kplugin.build import Choice
+    from kplugin.builder import Choice
     from kplugin.core.progress import Progress
     from kplugin.kube.kubeconfig import Kubeconfig
     from kplugin.model.project import Project
@@ -204,8 +204,8 @@ def bench(
 ) -> None:
     """Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline."""
     from kplugin.bench import run
-    from kplugin.build import BuilderName, BuildRequest, Choice
-    from kplugin.build.ready import ready
+    from kplugin.builder import BuilderName, BuildRequest, Choice
+    from kplugin.builder.ready import ready
     from kplugin.cli.console import say
     from kplugin.core import safefs
     from kplugin.kube import controlplane
@@ -281,7 +281,7 @@ def _check_options(settings: Settings, kubeconfig: Path | None, context: str | N
 
 
 class _Steps:
-    """ready's steps for bench (kplugin.build.ready.Steps): spinners, the workload of the
+    """ready's steps for bench (kplugin.builder.ready.Steps): spinners, the workload of the
     project built, the configuration checked by its scheduler."""
 
     def __init__(

@@ -14,7 +14,7 @@ from kplugin.cli import app
 from kplugin.cli.options import ProjectPath, RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
-    from kplugin.build import BuildResult, Choice
+    from kplugin.builder import BuildResult, Choice
     from kplugin.core.progress import Progress
     from kplugin.model.project import Project
     from kplugin.model.versions import Target
@@ -77,8 +77,8 @@ def build(
     cgo: Cgo = False,
 ) -> None:
     """Build the project's kube-scheduler (static) and its image, then verify the binary."""
-    from kplugin import build as builds
-    from kplugin.build.ready import ready
+    from kplugin import builder as builds
+    from kplugin.builder.ready import ready
     from kplugin.core import safefs
     from kplugin.model.spec import validate_image
 
@@ -114,7 +114,7 @@ def build(
 
 def _choice(project: "Project", target: "Target", builder: str, cgo: bool) -> "Choice":
     """The builder: --builder's, local for --cgo (refused with docker)."""
-    from kplugin import build as builds
+    from kplugin import builder as builds
     from kplugin.core.errors import UsageError
 
     if cgo and builder == builds.BuilderName.DOCKER:
@@ -138,7 +138,7 @@ def _check_options(go_image: str | None, base_image: str, network: str | None, o
 
 
 class _Steps:
-    """ready's steps for a build (kplugin.build.ready.Steps): the build's log (kept for
+    """ready's steps for a build (kplugin.builder.ready.Steps): the build's log (kept for
     --log-file, shown with --verbose) and its spinners; no inputs, no check."""
 
     def __init__(self, verbose: bool) -> None:

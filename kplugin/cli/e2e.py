@@ -16,8 +16,8 @@ from kplugin.cli import app
 from kplugin.cli.options import FeatureGates, Keep, ProjectPath, RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
-    from kplugin.build import Choice
-    from kplugin.build.ready import Ready
+    from kplugin.builder import Choice
+    from kplugin.builder.ready import Ready
     from kplugin.cli.progress import Reporter
     from kplugin.core.progress import Progress
     from kplugin.e2e.replay import Session
@@ -184,8 +184,8 @@ def e2e(
     feature_gates: FeatureGates = None,
 ) -> None:
     """Run the project's scheduler against a real local control plane and a scenario of nodes and pods."""
-    from kplugin.build import BuilderName, BuildRequest, Choice
-    from kplugin.build.ready import ready
+    from kplugin.builder import BuilderName, BuildRequest, Choice
+    from kplugin.builder.ready import ready
     from kplugin.cli.progress import Reporter
     from kplugin.e2e import run
     from kplugin.kube import controlplane
@@ -310,7 +310,7 @@ def _inputs(
 
 
 class _Steps:
-    """ready's steps for e2e (kplugin.build.ready.Steps): lines of the run's Reporter, the
+    """ready's steps for e2e (kplugin.builder.ready.Steps): lines of the run's Reporter, the
     inputs of the project built, the configuration checked by its scheduler."""
 
     def __init__(self, inputs: "Inputs", reporter: "Reporter") -> None:

@@ -190,7 +190,7 @@ def _validate(project: "Project", checked_binary: Path | None, config_text: str,
 
     scheduler = checked_binary or project.bin_dir / "kube-scheduler"
     if checked_binary is None and not scheduler.is_file():
-        from kplugin import build
+        from kplugin import builder as build
 
         say(f"--validate: building {scheduler} with the local Go toolchain")
         build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)

@@ -21,7 +21,7 @@ def check_binary(ctx: Context) -> Iterator[Problem]:
         return
     if not info.static:
         yield Problem("binary-dynamic", binary, None, "the binary is dynamically linked")
-    from kplugin.build import host_arch
+    from kplugin.builder import host_arch
 
     if info.arch != host_arch():
         yield Problem("binary-arch", binary, None, f"the binary is for {info.arch}, this machine is {host_arch()}")

@@ -19,7 +19,7 @@ from kplugin.core.progress import Progress
 from kplugin.model import apitypes
 from kplugin.model.spec import ProjectSpec
 
-# the flags kplugin builds with (kplugin.build): the generators' builds share Go's cache
+# the flags kplugin builds with (kplugin.builder): the generators' builds share Go's cache
 # with the project's
 _GO_ENV = {"GOFLAGS": "-mod=mod -trimpath", "CGO_ENABLED": "0"}
 

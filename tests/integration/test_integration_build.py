@@ -225,7 +225,7 @@ def test_legacy_builder_fallback(
     """Without a BuildKit-capable docker CLI, the SDK's legacy builder builds the same
     Dockerfile minus its cache mounts, and the result is verified the same way (with the
     warm builder image: the fallback itself is what is tested)."""
-    from kplugin import build
+    from kplugin import builder as build
 
     monkeypatch.setattr(build, "buildkit_cli", lambda: None)
     # an image an earlier run tagged gpu-aware:legacy-test would be left untagged by this one

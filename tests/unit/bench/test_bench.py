@@ -611,7 +611,7 @@ def test_bad_input_is_exit_2_and_one_line(
 def test_bad_workload_files_are_exit_2_before_anything_is_built(
     kplugin: Kplugin, project: Path, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kplugin import build
+    from kplugin import builder as build
 
     def no_build(*_: Any, **__: Any) -> Any:
         raise AssertionError("built")
@@ -640,7 +640,7 @@ def test_threshold_json_and_report_from_a_run(
     """The command's wiring, with the run itself replaced (the integration tests run it
     for real): --json prints DataItems, --report writes the file, --threshold decides the
     exit code."""
-    from kplugin import build
+    from kplugin import builder as build
     from kplugin.bench import run as core
     from kplugin.kube import controlplane
 

@@ -28,7 +28,7 @@ OWN_COMMAND_LINE = ("kplugin/cli/", "kplugin/maintainer/")
 # test: name a Setting instead, or add it here with its reason.
 KNOWN: dict[tuple[str, str], str] = {
     # the flags of programs kplugin runs, in messages about running them
-    ("kplugin/build/verify.py", " --version says "): "kube-scheduler's own --version",
+    ("kplugin/builder/verify.py", " --version says "): "kube-scheduler's own --version",
     ("kplugin/doctor/rules.py", "the Deployment starts kube-scheduler with --config"): "kube-scheduler's --config",
     ("kplugin/doctor/rules.py", "run kube-scheduler with --feature-gates={gates} (kplugin refresh writes it "
      "into deploy/ and the chart)"): "kube-scheduler's --feature-gates",

@@ -170,8 +170,8 @@ def test_golden_folder_is_where_the_tests_say() -> None:
 
 def test_build_summary_at_80_columns_is_pinned(capsys: pytest.CaptureFixture[str]) -> None:
     """build's summary without a terminal (the steps are pinned by test_local_build)."""
-    from kplugin.build.request import BuildResult
-    from kplugin.build.verify import Binary
+    from kplugin.builder.request import BuildResult
+    from kplugin.builder.verify import Binary
     from kplugin.cli.build import _print
 
     binaries = [

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from kplugin.build.platform import Platform
-from kplugin.build.request import BuildRequest, BuildResult
-from kplugin.build.verify import verify
+from kplugin.builder.platform import Platform
+from kplugin.builder.request import BuildRequest, BuildResult
+from kplugin.builder.verify import verify
 from kplugin.core import golang, proc, safefs
 from kplugin.core.errors import OperationError, Setting, ToolError
 from kplugin.core.progress import Progress

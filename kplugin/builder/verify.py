@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from kplugin.build.platform import Platform, host_arch
+from kplugin.builder.platform import Platform, host_arch
 from kplugin.core import digest, elf, proc
 from kplugin.core.errors import OperationError
 from kplugin.core.progress import Progress

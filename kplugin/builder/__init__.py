@@ -7,7 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple, Protocol
 
-from kplugin.build.docker import (
+from kplugin.builder.docker import (
     BuildKitBackend,
     DockerBuilder,
     LegacyBackend,
@@ -16,10 +16,10 @@ from kplugin.build.docker import (
     dockerfile_without_buildkit,
     label_build_stage,
 )
-from kplugin.build.local import LocalBuilder
-from kplugin.build.platform import Platform, host_arch, parse_platforms
-from kplugin.build.request import BuildRequest, BuildResult
-from kplugin.build.verify import Binary
+from kplugin.builder.local import LocalBuilder
+from kplugin.builder.platform import Platform, host_arch, parse_platforms
+from kplugin.builder.request import BuildRequest, BuildResult
+from kplugin.builder.verify import Binary
 from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.core.progress import Progress
 from kplugin.model.buildfacts import BuildFacts

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-from kplugin.build import BuilderName, BuildRequest, BuildResult, Choice
+from kplugin.builder import BuilderName, BuildRequest, BuildResult, Choice
 from kplugin.core.progress import Progress
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
@@ -70,7 +70,7 @@ def ready(
     through a retargeted copy when ``target`` is another version; with ``keep_binary`` a
     copy's local build goes to the project's bin/vX.Y.Z/ (unless the request says where),
     else it goes with the copy. The copy is removed when the context ends."""
-    import kplugin.build as builds  # through the package, where tests replace build()
+    import kplugin.builder as builds  # through the package, where tests replace build()
     from kplugin.kube import controlplane
 
     with ExitStack() as stack:

@@ -15,9 +15,9 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from kplugin.build.platform import Platform
-from kplugin.build.request import BuildRequest, BuildResult
-from kplugin.build.verify import verify
+from kplugin.builder.platform import Platform
+from kplugin.builder.request import BuildRequest, BuildResult
+from kplugin.builder.verify import verify
 from kplugin.core import golang, proc, safefs
 from kplugin.core.errors import OperationError, Setting, ToolError, UsageError
 from kplugin.core.progress import Progress
@@ -118,7 +118,7 @@ class DockerBuilder:
             if isinstance(self.backend, LegacyBackend):
                 result.reason += "; no docker CLI with BuildKit (buildx), so the legacy builder, without cache mounts"
             if project.layout is not None:  # kplugin's own Dockerfile; the repository's are its own
-                from kplugin.build import owndockerfile
+                from kplugin.builder import owndockerfile
 
                 with owndockerfile.written(project) as dockerfile:
                     self.backend.build(client, request, plat, build_args, labels, progress, dockerfile)
@@ -213,7 +213,7 @@ def dockerfile_without_buildkit(text: str) -> str:
 # The legacy builder keeps a multi-stage build's earlier stages as untagged images
 # (about 2 GB for the Go stage, a new one per changed build): kplugin labels that stage
 # and removes it after each build. BuildKit keeps no such images.
-BUILD_STAGE_LABEL = "io.kplugin.build-stage-of"
+BUILD_STAGE_LABEL = "io.kplugin.builder-stage-of"
 
 
 def label_build_stage(text: str, project: str) -> str:

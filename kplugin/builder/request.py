@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kplugin.build.platform import Platform
-from kplugin.build.verify import Binary
+from kplugin.builder.platform import Platform
+from kplugin.builder.verify import Binary
 from kplugin.model.buildfacts import DEFAULT_BASE_IMAGE
 from kplugin.model.project import Project
 

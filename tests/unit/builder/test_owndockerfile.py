@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support import REPO, Run
 
-from kplugin.build import owndockerfile
+from kplugin.builder import owndockerfile
 from kplugin.core.errors import UsageError
 from kplugin.model import project as projects
 
