@@ -11,7 +11,7 @@ from kplugin import __version__
 from kplugin.adopt.discover import Adoption
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import manifests, ownrbac
+from kplugin.model import layout, manifests, ownrbac
 from kplugin.model.points import parse_minor
 from kplugin.model.spec import default_image
 from kplugin.model.versions import catalog, newest_target
@@ -88,11 +88,7 @@ def _own_config(adoption: Adoption) -> dict[str, Any]:
     """The repository's configuration as its Deployment runs it: the first recorded file
     in an apiVersion the pin serves, its KubeSchedulerConfiguration, connecting in-cluster
     (no kubeconfig path of the repository's), its lease where the RBAC lets it take one."""
-    served = [
-        c
-        for c in adoption.files.configs
-        if c.api_version.rpartition("/")[2] in adoption.target.release.config_api_versions
-    ]
+    served = layout.served(adoption.files.configs, adoption.target)
     if not served:
         raise UsageError(
             f"{Setting.WITH} deploy: {adoption.root} has no KubeSchedulerConfiguration file in an apiVersion "
@@ -101,8 +97,8 @@ def _own_config(adoption: Adoption) -> dict[str, Any]:
     path = adoption.root / served[0].path
     data = safefs.read_project_file(adoption.root, served[0].path)
     text = safefs.decode(data or b"", "configuration file", path)
-    documents = yamlio.parse(text, f"configuration file {path}", path=path, every_document=True)
-    body = next(d for d in documents if isinstance(d, dict) and d.get("kind") == "KubeSchedulerConfiguration")
+    body = layout.scheduler_configuration(text, path)
+    assert body is not None  # adopt records a file for its KubeSchedulerConfiguration
     config = {k: v for k, v in body.items() if k != "clientConnection"}
     config["leaderElection"] = {
         "leaderElect": True,

@@ -21,6 +21,16 @@ class Replacement(NamedTuple):
     path: str  # the module or directory it is replaced with
     version: str  # empty for a directory
 
+    @property
+    def directory(self) -> bool:
+        """A replacement by a directory (``=> ./gpuinfo``), not by a module version."""
+        return self.path in (".", "..") or self.path.startswith(("./", "../", "/"))
+
+    @property
+    def outside(self) -> bool:
+        """A replacement by a directory outside the module's own (``=> ../x``, ``=> /x``)."""
+        return self.path == ".." or self.path.startswith(("../", "/"))
+
 
 class GoMod(NamedTuple):
     module: str

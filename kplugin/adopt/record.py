@@ -4,16 +4,16 @@ another without --force), and what it shows of what it found."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from kplugin import __version__
 from kplugin.adopt.discover import Adoption
 from kplugin.core import safefs, yamlio
 from kplugin.model import layout as layouts
 from kplugin.model.goapi import NATIVE
-from kplugin.model.project import PROJECT_FILE
+from kplugin.model.project import PROJECT_FILE, Project
 
-__all__ = ["PROJECT_FILE", "document", "layout", "text", "write"]
+__all__ = ["PROJECT_FILE", "Refreshed", "document", "layout", "refresh", "text", "write"]
 from kplugin.model.spec import default_image
 
 
@@ -78,3 +78,28 @@ def write(
         safefs.write_atomic(destination, (extra or {})[path].encode())
     safefs.write_atomic(target, text(adoption).encode())
     return added, kept
+
+
+class Refreshed(NamedTuple):
+    before: str  # kplugin.yaml as it was ("" when missing)
+    now: str  # as recorded again
+
+    @property
+    def changed(self) -> bool:
+        return self.now != self.before
+
+
+def refresh(project: Project, dry_run: bool) -> Refreshed:
+    """kplugin.yaml recorded again from the adopted repository's code and files (as
+    kplugin adopt --force would), keeping what the file says of the project itself: its
+    name, scheduler name and image. Written unless ``dry_run`` (and only when changed)."""
+    from kplugin.adopt import discover
+
+    again = discover.discover(project.root, project.name)._replace(scheduler_name=project.scheduler_name)
+    now = text(again, image=project.image)
+    data = safefs.read_project_file(project.root, PROJECT_FILE)
+    before = safefs.decode(data, "kplugin.yaml", project.root / PROJECT_FILE) if data is not None else ""
+    refreshed = Refreshed(before, now)
+    if refreshed.changed and not dry_run:
+        safefs.write_atomic(project.root / PROJECT_FILE, now.encode())
+    return refreshed

@@ -71,31 +71,16 @@ __all__ = ["EXTENSION_POINTS", "BenchInputs", "Settings", "check_config", "prepa
 CLIENT_TIMEOUT = 60.0  # the load generator's requests (a loaded API server answers slowly)
 
 
-# an adopted repository's plugin may wait for an API server in its factory (e2e's patience)
-ADOPTED_PATIENCE = 10.0
-
-
 def check_config(inputs: BenchInputs, scheduler: Path, settings: Settings) -> str | None:
-    """Both profiles loaded by the project's own scheduler (--write-config-to); for an
-    adopted repository whose plugin's factory waits for an API server, what is said
-    instead of a verdict (each run's scheduler loads its profile against the cluster)."""
-    adopted = inputs.project.layout is not None
-    prefix = inputs.project.scheduler_arguments
+    """Both profiles loaded by the project's own scheduler (--write-config-to,
+    kplugin.config.render.check_run_config): for an adopted repository whose plugin's
+    factory waits for an API server, what is said instead of a verdict."""
     for profile in inputs.profiles:
         document = scheduler_document(profile, Path("/dev/null"), settings)
         shown = f"the {profile.kind} configuration"
-        if adopted:
-            accepted, message = render.validate(
-                scheduler, yamlio.dump(document), shown, prefix=prefix, patience=ADOPTED_PATIENCE
-            )
-            if accepted is None:
-                return f"{message}; each run's scheduler loads it against the cluster"
-        else:
-            accepted, message = render.validate(scheduler, yamlio.dump(document), shown)
-        if not accepted:
-            raise OperationError(
-                f"kube-scheduler {inputs.project.version} rejects the {profile.kind} configuration: {message}"
-            )
+        then = "each run's scheduler loads it against the cluster"
+        if (undecided := render.check_run_config(inputs.project, scheduler, document, shown, (), then)) is not None:
+            return undecided
     return None
 
 

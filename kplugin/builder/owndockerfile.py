@@ -23,12 +23,6 @@ from kplugin.model.project import Project
 
 TEMPLATE_FILE = "[[cookiecutter.project_name]]/Dockerfile"
 IGNORED = (".git", ".kplugin")
-_OUT = ("../", "/")  # a replacement by a directory outside the repository
-
-
-def _local(path: str) -> bool:
-    """A replacement by a directory (``=> ./gpuinfo``), not a module version."""
-    return path in (".", "..") or path.startswith(("./", "../", "/"))
 
 
 def render(project: Project) -> str:
@@ -37,15 +31,13 @@ def render(project: Project) -> str:
 
     facts = BuildFacts.of(project)
     replaces = gomod.read(project.root).replaces
-    outside = sorted(
-        f"{old} => {r.path}" for old, r in replaces.items() if r.path.startswith(("../", "/")) or r.path == ".."
-    )
+    outside = sorted(f"{old} => {r.path}" for old, r in replaces.items() if r.outside)
     if outside:
         raise UsageError(
             f"{project.root}/go.mod replaces {outside[0]}, outside the repository: a Docker build sees the repository "
             f"alone; build with {Setting.BUILDER} local"
         )
-    local = any(_local(r.path) for r in replaces.values())
+    local = any(r.directory for r in replaces.values())
     context: dict[str, Any] = {
         "k8s_version": str(project.version),
         "k8s_tag": project.version.tag,

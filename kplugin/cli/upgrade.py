@@ -113,17 +113,12 @@ def _refresh_adopted(project: "Project", dry_run: bool, as_json: bool) -> None:
     of the project itself (its name, scheduler name and image), and what changed is shown."""
     import difflib
 
-    from kplugin.adopt import discover, record
+    from kplugin.adopt import record
     from kplugin.cli.console import out, say
-    from kplugin.core import safefs
 
-    again = discover.discover(project.root, project.name)._replace(scheduler_name=project.scheduler_name)
-    now = record.text(again, image=project.image)
-    data = safefs.read_project_file(project.root, record.PROJECT_FILE)
-    before = safefs.decode(data, "kplugin.yaml", project.root / record.PROJECT_FILE) if data is not None else ""
-    changed = [record.PROJECT_FILE] if now != before else []
-    if changed and not dry_run:
-        safefs.write_atomic(project.root / record.PROJECT_FILE, now.encode())
+    refreshed = record.refresh(project, dry_run)
+    before, now = refreshed.before, refreshed.now
+    changed = [record.PROJECT_FILE] if refreshed.changed else []
     if as_json:
         payload = {"from": str(project.version), "to": str(project.version), "dry_run": dry_run, "changed": changed}
         out(json.dumps(payload | {"kept_edited": [], "not_recreated": []}, indent=2) + "\n")

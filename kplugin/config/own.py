@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kplugin.config import render
-from kplugin.core import yamlio
 from kplugin.core.errors import UsageError
+from kplugin.model import layout
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
 
@@ -100,8 +100,7 @@ def own_config(project: Project, target: Target) -> tuple[OwnConfig, tuple[str, 
     """The repository's configuration for a run, and what the run leaves out of it (notes)."""
     own = render.own_config(project, target)
     where = project.root / own.path
-    documents = yamlio.parse(own.text, f"configuration file {where}", path=where, every_document=True)
-    body = next((d for d in documents if isinstance(d, dict) and d.get("kind") == "KubeSchedulerConfiguration"), None)
+    body = layout.scheduler_configuration(own.text, where)
     if body is None:
         raise UsageError(f"{where}: no KubeSchedulerConfiguration in it; fix it, then kplugin refresh")
     profiles = body.get("profiles") or [{}]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kplugin.core import yamlio
-from kplugin.core.errors import Setting, UsageError
+from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import MAX_WEIGHT, SchedulerConfig
 from kplugin.model.spec import IN_TREE_PLUGINS, PluginSpec, validate_scheduler_name
@@ -33,11 +33,10 @@ def own_config(project: Project, target: Target) -> ConfigFile:
     """The first configuration file recorded by kplugin adopt in an apiVersion ``target``
     serves, read as every project file is (a regular file inside, never a link)."""
     from kplugin.core import safefs
+    from kplugin.model import layout
 
     assert project.layout is not None
-    served = [
-        c for c in project.layout.configs if c.api_version.rpartition("/")[2] in target.release.config_api_versions
-    ]
+    served = layout.served(project.layout.configs, target)
     if not served:
         configs = project.layout.configs
         recorded = ", ".join(f"{c.path} ({c.api_version})" for c in configs) or "none"
@@ -367,3 +366,29 @@ def validate(
         match = re.search(r'err="(.*)"\s*$', message)
         found = match[1].replace('\\"', '"') if match else message.strip()
         return False, found.replace(str(config), shown).replace(tmp, "<kplugin's temporary directory>")
+
+
+# How long a run's check waits for the scheduler to load its configuration: an adopted
+# repository's plugins' factories may wait for an API server (the check is then
+# undecided and the run goes on), kplugin's wait for nothing.
+ADOPTED_PATIENCE, PATIENCE = 10.0, 120.0
+
+
+def check_run_config(
+    project: Project, scheduler: Path, document: dict[str, Any], shown: str, flags: tuple[str, ...], then: str
+) -> str | None:
+    """A run's configuration (e2e's, each of bench's profiles) loaded by the project's own
+    scheduler, before anything starts: its refusal an error in one line. Undecided (an
+    adopted repository's plugin waits for an API server in its factory), what the run
+    says instead is returned, ending with ``then``."""
+    adopted = project.layout is not None
+    patience = ADOPTED_PATIENCE if adopted else PATIENCE
+    text = yamlio.dump(document)
+    accepted, message = validate(scheduler, text, shown, flags, project.scheduler_arguments, patience)
+    if accepted is None and adopted:
+        return f"{message}; {then}"
+    if accepted is None:
+        raise OperationError(message)
+    if not accepted:
+        raise OperationError(f"kube-scheduler {project.version} rejects {shown}: {message}")
+    return None

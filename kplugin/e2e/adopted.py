@@ -18,27 +18,12 @@ from typing import Any
 from kplugin.config.own import OwnConfig, own_config
 from kplugin.core.errors import Setting, UsageError
 from kplugin.kube import kinds
-from kplugin.model import manifests, ownrbac
+from kplugin.model import manifests, ownrbac, rbacrules
 from kplugin.model.project import Project
 
 __all__ = ["OwnConfig", "own_config", "rbac"]
 
 _RBAC_API = "rbac.authorization.k8s.io/v1"
-
-
-def _watches(rules: list[dict[str, Any]], group: str, plural: str) -> bool:
-    """Whether ``rules`` let an informer list and watch ``plural.group`` (wildcards too)."""
-
-    def has(rule: dict[str, Any], key: str, value: str) -> bool:
-        values = rule.get(key) or []
-        return value in values or "*" in values
-
-    verbs = {"list", "watch"}
-    for rule in rules:
-        if rule.get("resourceNames") or not (has(rule, "apiGroups", group) and has(rule, "resources", plural)):
-            continue
-        verbs -= {v for v in verbs if has(rule, "verbs", v)}
-    return not verbs
 
 
 def rbac(project: Project) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
@@ -50,7 +35,7 @@ def rbac(project: Project) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
     granted = rules + manifests.scheduler_rules(version.major, version.minor)
     for definition in project.crd_definitions():
         for info in kinds.from_crd(definition.body)[:1]:
-            if not _watches(granted, info.group, info.plural):
+            if rbacrules.missing((rbacrules.watches(info.group, info.plural),), granted):
                 given = ", ".join(sources) or "no ClusterRole bound to the scheduler's ServiceAccount"
                 raise UsageError(
                     f"{definition.where} ({info.kind}): the repository's RBAC manifests ({given}) grant its scheduler "

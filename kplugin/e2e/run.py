@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.config import render
-from kplugin.core import yamlio
 from kplugin.core.errors import OperationError, Setting
 from kplugin.core.progress import Progress
 from kplugin.e2e.adopted import OwnConfig
@@ -198,32 +197,14 @@ def _adopted_inputs(
     return Inputs(project, loaded, config, rbac, notices + said, feature_gates)
 
 
-# How long the scheduler may take to load the run's configuration: an adopted repository's
-# plugins' factories may wait for an API server (then the run goes on undecided), kplugin's not.
-ADOPTED_PATIENCE, PATIENCE = 10.0, 120.0
-
-
 def check_config(inputs: Inputs, scheduler: Path) -> str | None:
     """The configuration the run uses, loaded by the project's own scheduler binary
-    (--write-config-to: it builds every profile and exits): its own error, in one line,
-    before the control plane starts. An adopted repository's plugin may wait for the API
-    server in its factory: the check is then undecided, and what it returns is said (the
-    run's scheduler loads the configuration against the control plane, and its own error
-    ends the run)."""
+    (--write-config-to: it builds every profile and exits) with the run's feature gates
+    (an unknown gate is the binary's to refuse, here): kplugin.config.render.check_run_config."""
     document = replace(inputs.config, kubeconfig="/dev/null").document()
-    flags = gate_flags(inputs).scheduler  # an unknown gate is the binary's to refuse, here
-    prefix = inputs.project.scheduler_arguments
-    patience = ADOPTED_PATIENCE if inputs.project.layout is not None else PATIENCE
-    accepted, message = render.validate(
-        scheduler, yamlio.dump(document), "the e2e configuration", flags, prefix, patience
-    )
-    if accepted is None and inputs.project.layout is not None:
-        return f"{message}; the run's scheduler loads it against the control plane"
-    if accepted is None:
-        raise OperationError(message)
-    if not accepted:
-        raise OperationError(f"kube-scheduler {inputs.project.version} rejects the e2e configuration: {message}")
-    return None
+    flags = gate_flags(inputs).scheduler
+    then = "the run's scheduler loads it against the control plane"
+    return render.check_run_config(inputs.project, scheduler, document, "the e2e configuration", flags, then)
 
 
 def plugin_profile(inputs: Inputs, target: Cluster) -> ReplayProfile:

@@ -10,10 +10,13 @@ and Go name is checked before anything uses it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, TypeVar
 
+from kplugin.core import yamlio
 from kplugin.core.errors import UsageError
+from kplugin.model.versions import Target
 
 _ARGUMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", re.ASCII)
 _IMPORT_PATH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/-]{0,299}", re.ASCII)
@@ -38,6 +41,27 @@ class Registration(NamedTuple):
 class ConfigRecord(NamedTuple):
     path: str
     api_version: str
+
+
+class _Versioned(Protocol):
+    @property
+    def api_version(self) -> str: ...
+
+
+V = TypeVar("V", bound=_Versioned)
+
+
+def served(configs: Sequence[V], target: Target) -> list[V]:
+    """The configuration files in an apiVersion ``target`` serves, in their recorded order:
+    the first is the one kplugin runs, shows and deploys."""
+    return [c for c in configs if c.api_version.rpartition("/")[2] in target.release.config_api_versions]
+
+
+def scheduler_configuration(text: str, where: Path) -> dict[str, Any] | None:
+    """The KubeSchedulerConfiguration of a configuration file (the first, when it holds
+    several documents); None: it has none."""
+    documents = yamlio.parse(text, f"configuration file {where}", path=where, every_document=True)
+    return next((d for d in documents if isinstance(d, dict) and d.get("kind") == "KubeSchedulerConfiguration"), None)
 
 
 class Layout(NamedTuple):

@@ -149,15 +149,20 @@ def beyond(granted_rules: list[dict[str, Any]], wanted_rules: list[dict[str, Any
 
 def missing(wanted: tuple[PolicyRule, ...], granted_rules: list[dict[str, Any]]) -> list[str]:
     """What of ``wanted`` the ClusterRole rules ``granted_rules`` do not grant, as
-    "verb group/resource" (a rule by name: "verbs resources by name")."""
+    "verb group/resource" (a rule by name: "verbs resources by name"). A granted ``*``
+    (group, resource or verb) grants every one, as the API server reads it."""
     granted = _granted(granted_rules)
+
+    def allowed(group: str, resource: str, verb: str) -> bool:
+        return any(g in (group, "*") and r in (resource, "*") and v in (verb, "*") for g, r, v in granted)
+
     found: list[str] = []
     for rule in wanted:
         if rule.resource_names:
             if rule.as_dict() not in granted_rules:
                 found.append(f"{','.join(rule.verbs)} {'/'.join(rule.resources)} by name")
             continue
-        found += [f"{v} {g or 'core'}/{r}" for g, r, v in sorted(rule.grants() - granted)]
+        found += [f"{v} {g or 'core'}/{r}" for g, r, v in sorted(rule.grants()) if not allowed(g, r, v)]
     return found
 
 

@@ -159,8 +159,8 @@ def test_the_run_s_check_goes_on_undecided_for_an_adopted_repository_only(
     waits = tmp_path / "kube-scheduler"
     waits.write_text(f'#!/bin/sh\necho "$@" > {seen}\nexec sleep 30\n')
     waits.chmod(waits.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setattr(run, "ADOPTED_PATIENCE", 1.0)
-    monkeypatch.setattr(run, "PATIENCE", 1.0)
+    monkeypatch.setattr(render, "ADOPTED_PATIENCE", 1.0)
+    monkeypatch.setattr(render, "PATIENCE", 1.0)
     inputs = run.prepare(projects.load(repository, adopted=True), None, None, admin=False)
     said = run.check_config(inputs, waits)
     assert said is not None and said.endswith("the run's scheduler loads it against the control plane")
@@ -168,6 +168,12 @@ def test_the_run_s_check_goes_on_undecided_for_an_adopted_repository_only(
     generated = run.Inputs(inputs.project._replace(layout=None), inputs.scenario, inputs.config, None)
     with pytest.raises(OperationError, match="did not finish loading the e2e configuration within 1s"):
         run.check_config(generated, waits)
+    # bench's check of its two profiles is the same one
+    from kplugin.bench import run as bench
+
+    benched = bench.prepare(inputs.project, "basic", nodes=10, pods=10)
+    said = bench.check_config(benched, waits, bench.Settings())
+    assert said is not None and said.endswith("each run's scheduler loads it against the cluster")
 
 
 def test_a_retargeted_copy_s_run_reads_the_copy_s_own_files(repository: Path, tmp_path: Path) -> None:

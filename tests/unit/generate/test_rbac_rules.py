@@ -148,3 +148,23 @@ def test_a_rules_file_that_is_no_regular_file_is_refused_unread(
     assert f"rules.yaml is a {'symlink' if shape == 'symlink' else 'FIFO'}" in line, line
     assert tree(shaped) == before
     assert "rbac-rules-file" in findings(kplugin, shaped)
+
+
+@pytest.mark.parametrize(
+    ("granted", "lacking"),
+    [
+        ([{"apiGroups": ["x.io"], "resources": ["things"], "verbs": ["list", "watch"]}], []),
+        ([{"apiGroups": ["*"], "resources": ["things"], "verbs": ["list", "watch"]}], []),
+        ([{"apiGroups": ["x.io"], "resources": ["*"], "verbs": ["*"]}], []),
+        ([{"apiGroups": ["x.io"], "resources": ["things"], "verbs": ["list"]}], ["watch x.io/things"]),
+        ([{"apiGroups": ["y.io"], "resources": ["*"], "verbs": ["*"]}], ["list x.io/things", "watch x.io/things"]),
+        ([{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"], "resourceNames": ["a"]}],
+         ["list x.io/things", "watch x.io/things"]),
+    ],
+)  # fmt: skip
+def test_a_wildcard_grants_what_it_names_as_the_api_server_reads_it(
+    granted: list[dict[str, object]], lacking: list[str]
+) -> None:
+    """An adopted repository's ClusterRoles may use `*` (kplugin's own rules file may not):
+    a wildcard group, resource or verb grants them all; a rule by name grants no list."""
+    assert rbacrules.missing((rbacrules.watches("x.io", "things"),), granted) == lacking
