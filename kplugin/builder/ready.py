@@ -5,9 +5,10 @@ version than the project's (--k8s), the run's inputs read from what is built, th
 run's configuration loaded by that binary, and the control plane's kube-apiserver built
 from the same pin.
 
-What a command shows around each stage, and which inputs it reads and checks, are its
-``Steps``; ``ready`` is a context manager because the retargeted copy lives until the
-run is over (its errors name the project's files, not the copy's)."""
+The inputs a run reads and the check of its configuration are its ``Job``'s; what is
+going on is told to an ``Observer``, which only reports. ``ready`` is a context manager
+because the retargeted copy lives until the run is over (its errors name the project's
+files, not the copy's)."""
 
 from __future__ import annotations
 
@@ -17,33 +18,37 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-from kplugin.builder import BuilderName, BuildRequest, BuildResult, Choice
-from kplugin.core.progress import Progress
+from kplugin.builder import BuilderName, BuildRequest, BuildResult, Choice, build
+from kplugin.core.progress import Observer
+from kplugin.kube import controlplane
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
 
 T = TypeVar("T")
 
 
-class Steps(Protocol[T]):
-    """What a command does at each stage of ``ready``."""
-
-    def retargeting(self, pinned: Project, target: Target) -> AbstractContextManager[object]:
-        """Around the making of the retargeted copy (go mod tidy downloads modules)."""
-        ...
+class Job(Protocol[T]):
+    """What a run reads before anything is built, and how its configuration is checked."""
 
     def prepare(self, project: Project) -> T:
         """The run's inputs, read and checked from ``project`` (the copy, when retargeted)
         before anything is built."""
         ...
 
-    def building(self, project: Project, choice: Choice) -> AbstractContextManager[Progress]:
-        """Around the build, the check and the kube-apiserver: yields the progress."""
+    def check(self, inputs: T, scheduler: Path) -> str | None:
+        """The run's configuration, as the built ``scheduler`` loads it: an error when it
+        refuses it, a note (returned) when the check could not decide."""
         ...
 
-    def check(self, inputs: T, scheduler: Path) -> None:
-        """The run's configuration, as the built ``scheduler`` loads it."""
-        ...
+
+class Nothing:
+    """The job of a plain build: no inputs, no configuration."""
+
+    def prepare(self, project: Project) -> None:
+        return None
+
+    def check(self, inputs: None, scheduler: Path) -> str | None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,8 @@ def ready(
     target: Target,
     request: BuildRequest,
     choice: Choice,
-    steps: Steps[T],
+    job: Job[T],
+    observer: Observer,
     *,
     control_plane: bool = False,
     keep_binary: bool = True,
@@ -70,22 +76,22 @@ def ready(
     through a retargeted copy when ``target`` is another version; with ``keep_binary`` a
     copy's local build goes to the project's bin/vX.Y.Z/ (unless the request says where),
     else it goes with the copy. The copy is removed when the context ends."""
-    import kplugin.builder as builds  # through the package, where tests replace build()
-    from kplugin.kube import controlplane
-
     with ExitStack() as stack:
         project = pinned
         if target.version != pinned.version:
-            with steps.retargeting(pinned, target):
-                project = stack.enter_context(_retargeted(pinned, target))
+            observer.step(
+                f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version} "
+                f"(go mod tidy downloads modules; {pinned.root.name} stays pinned to {pinned.version})"
+            )
+            project = stack.enter_context(_retargeted(pinned, target))
             if keep_binary and request.output is None and choice.builder is BuilderName.LOCAL:
                 request = replace(request, output=pinned.bin_dir / target.version.tag)
-        inputs = steps.prepare(project)
-        with steps.building(project, choice) as progress:
-            built = builds.build(replace(request, project=project), progress, choice)
-            scheduler = Path(built.binaries[0].path)
-            steps.check(inputs, scheduler)
-            apiserver = controlplane.apiserver_binary(project, progress) if control_plane else None
+        inputs = job.prepare(project)
+        built = build(replace(request, project=project), observer.step, choice)
+        scheduler = Path(built.binaries[0].path)
+        if (undecided := job.check(inputs, scheduler)) is not None:
+            observer.note(undecided)
+        apiserver = controlplane.apiserver_binary(project, observer.step) if control_plane else None
         yield Ready(project, inputs, built, scheduler, apiserver)
 
 

@@ -14,16 +14,9 @@ from kplugin.cli import app
 from kplugin.cli.options import Keep, ProjectPath, RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
-    from contextlib import AbstractContextManager
-
     from kplugin.bench.outcome import BenchOutcome
+    from kplugin.bench.plan import Settings
     from kplugin.bench.results import Thresholds
-    from kplugin.bench.run import BenchInputs, Settings
-    from kplugin.builder import Choice
-    from kplugin.core.progress import Progress
-    from kplugin.kube.kubeconfig import Kubeconfig
-    from kplugin.model.project import Project
-    from kplugin.model.versions import Target
 
 EPILOG = """Examples:
 
@@ -44,7 +37,8 @@ REPORT_SUFFIXES = (".html", ".htm", ".svg")
 
 
 class _Progress:
-    """The benchmark's progress on stderr: a Rich bar on a terminal, lines elsewhere."""
+    """The benchmark's progress on stderr (kplugin.bench.job.Observer): a Rich bar on a
+    terminal, lines elsewhere."""
 
     def __init__(self) -> None:
         from kplugin.cli.console import _is_tty
@@ -86,6 +80,18 @@ class _Progress:
         self.done = done
         if self.live is not None:
             self.live.update(self.task, completed=done)
+
+    def count(self, what: str, done: int, total: int) -> None:
+        if what != self.text:
+            self.bar(what, total)
+        self.advance(done)
+        if done >= total:
+            self.finish()
+
+    def note(self, text: str) -> None:
+        from kplugin.cli.console import note
+
+        note(text)
 
     def finish(self) -> None:
         from kplugin.cli.console import say
@@ -203,15 +209,12 @@ def bench(
     template: RetargetTemplate = None,
 ) -> None:
     """Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline."""
-    from kplugin.bench import run
-    from kplugin.builder import BuilderName, BuildRequest, Choice
-    from kplugin.builder.ready import ready
-    from kplugin.cli.console import say
+    from kplugin.bench import job
+    from kplugin.bench.plan import Settings
     from kplugin.core import safefs
-    from kplugin.kube import controlplane
 
     profiles_to = None if cpu_profile is None else safefs.output_directory(cpu_profile, "--cpu-profile")
-    settings = run.Settings(
+    settings = Settings(
         repeat=repeat,
         scheduler_qps=scheduler_qps,
         scheduler_burst=scheduler_burst,
@@ -226,15 +229,19 @@ def bench(
     _check_options(settings, kubeconfig, context)
     report_target = _check_report(report)
     pinned, target = load_for_version(path, template, k8s, adopted=True)
-    if kubeconfig is None:
-        controlplane.etcd_binary()  # before anything is built
-    steps = _Steps(settings, workload, case, nodes, pods, kubeconfig, context, allow_existing_pods)
-    request = BuildRequest(project=pinned, builder=BuilderName.LOCAL)
-    choice = Choice(BuilderName.LOCAL, "bench")
-    # the binary stays in the retargeted copy (removed with it), never in the project's bin/
-    with ready(pinned, target, request, choice, steps, control_plane=kubeconfig is None, keep_binary=False) as done:
-        say(_headline(done.inputs, repeat))
-        outcome = run.run(done.inputs, done.scheduler, done.apiserver, settings, _Progress())
+    request = job.Request(
+        project=pinned,
+        target=target,
+        workload=workload,
+        case=case,
+        nodes=nodes,
+        pods=pods,
+        kubeconfig=kubeconfig,
+        context=context,
+        allow_existing_pods=allow_existing_pods,
+        settings=settings,
+    )
+    outcome = job.run(request, _Progress())
     _print(outcome, as_json, thresholds, report, report_target)
 
 
@@ -278,74 +285,6 @@ def _check_options(settings: Settings, kubeconfig: Path | None, context: str | N
         raise UsageError(f"--timeout {settings.stall_timeout:g}: must be from 5 to 3600 seconds")
     if context is not None and kubeconfig is None:
         raise UsageError("--context picks a context of --kubeconfig; give --kubeconfig too")
-
-
-class _Steps:
-    """ready's steps for bench (kplugin.builder.ready.Steps): spinners, the workload of the
-    project built, the configuration checked by its scheduler."""
-
-    def __init__(
-        self,
-        settings: Settings,
-        workload: str,
-        case: str | None,
-        nodes: int | None,
-        pods: int | None,
-        kubeconfig: Path | None,
-        context: str | None,
-        allow_existing_pods: bool,
-    ) -> None:
-        self.settings = settings
-        self.workload = workload
-        self.case, self.nodes, self.pods = case, nodes, pods
-        self.kubeconfig, self.context, self.allow_existing_pods = kubeconfig, context, allow_existing_pods
-
-    def retargeting(self, pinned: Project, target: Target) -> AbstractContextManager[object]:
-        from kplugin.cli.console import status
-
-        return status(f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version}…")
-
-    def prepare(self, project: Project) -> BenchInputs:
-        from kplugin.bench import run
-        from kplugin.cli.console import note, say
-
-        inputs = run.prepare(
-            project,
-            self.workload,
-            case=self.case,
-            nodes=self.nodes,
-            pods=self.pods,
-            kubeconfig=self.kubeconfig,
-            context=self.context,
-            allow_existing_pods=self.allow_existing_pods,
-            progress=say,
-        )
-        for notice in inputs.notices:
-            note(notice)
-        return inputs
-
-    def building(self, project: Project, choice: Choice) -> AbstractContextManager[Progress]:
-        from kplugin.cli.console import status
-
-        return status(f"bench: building {project.name}'s scheduler for Kubernetes {project.version}…")
-
-    def check(self, inputs: BenchInputs, scheduler: Path) -> None:
-        from kplugin.bench import run
-        from kplugin.cli.console import note
-
-        undecided = run.check_config(inputs, scheduler, self.settings)
-        if undecided is not None:
-            note(undecided)
-
-
-def _headline(inputs: BenchInputs, repeat: int) -> str:
-    w = inputs.workload
-    return (
-        f"bench: {w.title} ({w.nodes} nodes, {w.measured_pods} of {w.pods} pods measured) on "
-        f"{'the local control plane' if inputs.kubeconfig is None else _where(inputs.kubeconfig)}, "
-        f"{repeat} pair(s) of runs: baseline {inputs.profiles[0].scheduler_name} and "
-        f"project {inputs.profiles[1].scheduler_name} ({', '.join(inputs.plugins)})"
-    )
 
 
 def _print(
@@ -412,7 +351,3 @@ def _tables(outcome: BenchOutcome) -> None:
         columns = (Column(""), Column("baseline", right=True), Column("project", right=True))
         title = "where the scheduler's CPU went (pprof, measured phases)"
         print_grid(Grid(title, columns, tuple(tuple(row) for row in profile_rows)))
-
-
-def _where(config: Kubeconfig) -> str:
-    return f"{config.server} (context {config.context} of {config.path})"

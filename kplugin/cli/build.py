@@ -3,8 +3,6 @@
 import json
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,7 +13,6 @@ from kplugin.cli.options import ProjectPath, RetargetTemplate, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
     from kplugin.builder import BuildResult, Choice
-    from kplugin.core.progress import Progress
     from kplugin.model.project import Project
     from kplugin.model.versions import Target
 
@@ -78,7 +75,9 @@ def build(
 ) -> None:
     """Build the project's kube-scheduler (static) and its image, then verify the binary."""
     from kplugin import builder as builds
-    from kplugin.builder.ready import ready
+    from kplugin.builder.ready import Nothing, ready
+    from kplugin.cli.flags import render
+    from kplugin.cli.progress import Reporter
     from kplugin.core import safefs
     from kplugin.model.spec import validate_image
 
@@ -89,7 +88,7 @@ def build(
     pinned, target = load_for_version(path, template, k8s, adopted=True)
     platforms = builds.parse_platforms(platform)
     choice = _choice(pinned, target, builder, cgo)
-    steps = _Steps(verbose)
+    log = _Log(verbose)
     request = builds.BuildRequest(
         project=pinned,
         builder=builder,
@@ -100,16 +99,19 @@ def build(
         output=output,
         push=push,
         network=network,
-        log=steps.log,
+        log=log.line,
         cgo=cgo,
     )
     try:
-        with ready(pinned, target, request, choice, steps) as done:
+        with (
+            Reporter(f"building with {choice.builder} ({render(choice.reason)})") as reporter,
+            ready(pinned, target, request, choice, Nothing(), reporter) as done,
+        ):
             result = done.built
     finally:
         if log_target is not None:
-            safefs.write_atomic(log_target, ("\n".join(steps.log_lines) + "\n").encode())
-    _print(result, as_json, time.monotonic() - steps.started)
+            safefs.write_atomic(log_target, ("\n".join(log.lines) + "\n").encode())
+    _print(result, as_json, time.monotonic() - log.started)
 
 
 def _choice(project: "Project", target: "Target", builder: str, cgo: bool) -> "Choice":
@@ -137,43 +139,18 @@ def _check_options(go_image: str | None, base_image: str, network: str | None, o
         raise UsageError(f"--output {output} is not a directory; give the directory to keep the binary in")
 
 
-class _Steps:
-    """ready's steps for a build (kplugin.builder.ready.Steps): the build's log (kept for
-    --log-file, shown with --verbose) and its spinners; no inputs, no check."""
+class _Log:
+    """The build's log: kept for --log-file, shown with --verbose."""
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
-        self.log_lines: list[str] = []
+        self.lines: list[str] = []
         self.started = time.monotonic()
 
-    def log(self, line: str) -> None:
-        self.log_lines.append(line)
+    def line(self, text: str) -> None:
+        self.lines.append(text)
         if self.verbose:
-            sys.stderr.write(line + "\n")
-
-    @contextmanager
-    def retargeting(self, pinned: "Project", target: "Target") -> Iterator[None]:
-        from kplugin.cli.console import say, status
-
-        with status(
-            f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version} (go mod tidy downloads modules)…"
-        ):
-            yield
-        say(f"building for Kubernetes {target.version}; {pinned.root.name} stays pinned to {pinned.version}")
-
-    def prepare(self, project: "Project") -> None:
-        pass
-
-    def check(self, inputs: None, scheduler: Path) -> None:
-        pass
-
-    @contextmanager
-    def building(self, project: "Project", choice: "Choice") -> Iterator["Progress"]:
-        from kplugin.cli.console import status
-        from kplugin.cli.flags import render
-
-        with status(f"building with {choice.builder} ({render(choice.reason)})") as update:
-            yield update
+            sys.stderr.write(text + "\n")
 
 
 def _print(result: "BuildResult", as_json: bool, seconds: float) -> None:

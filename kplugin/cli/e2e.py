@@ -2,9 +2,6 @@
 
 import json
 import re
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -13,21 +10,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.options import FeatureGates, Keep, ProjectPath, RetargetTemplate, load_for_version
+from kplugin.cli.options import (
+    FeatureGates,
+    Keep,
+    ProjectPath,
+    RetargetTemplate,
+    load_for_version,
+    refuse_shaping,
+)
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
-    from kplugin.builder import Choice
-    from kplugin.builder.ready import Ready
-    from kplugin.cli.progress import Reporter
-    from kplugin.core.progress import Progress
+    from kplugin.e2e.job import Result
     from kplugin.e2e.replay import Session
     from kplugin.e2e.report import ScoreView, Suite
-    from kplugin.e2e.run import ClusterFactory, Inputs, Outcome
-    from kplugin.e2e.scenario import Scenario
-    from kplugin.kube.kubeconfig import Kubeconfig
-    from kplugin.kube.labelselector import Matcher
-    from kplugin.model.project import Project
-    from kplugin.model.versions import Target
+    from kplugin.e2e.run import Inputs, Outcome
 
 EPILOG = """Examples:
 
@@ -184,50 +180,46 @@ def e2e(
     feature_gates: FeatureGates = None,
 ) -> None:
     """Run the project's scheduler against a real local control plane and a scenario of nodes and pods."""
-    from kplugin.builder import BuilderName, BuildRequest, Choice
-    from kplugin.builder.ready import ready
     from kplugin.cli.progress import Reporter
-    from kplugin.e2e import run
-    from kplugin.kube import controlplane
+    from kplugin.e2e import job
+    from kplugin.e2e.run import Options
     from kplugin.model.manifests import gate_settings
 
-    matcher, cluster_config = _check_options(timeout, verbosity, reschedule, kubeconfig, context)
+    _check_options(timeout, verbosity, kubeconfig, context)
     gates = gate_settings(feature_gates)
     report = _Report(
         _view(scores), _junit_target(junit, force), str(scenario or "the default scenario"), _html_target(html, force)
     )
     pinned, target = load_for_version(path, template, k8s, adopted=True)
     if pinned.layout is not None:
-        _adopted_options(args_file, weight, disable_default)
-    # every input is read and checked before anything is built or started
-    loaded = _scenario(target, pinned, scenario, reschedule, matcher)
-    inputs = _inputs(pinned, loaded, cluster_config, args_file, admin, weight, disable_default, gates)
-    if cluster_config is None:
-        controlplane.etcd_binary()  # fail before building anything when etcd is missing
-    labels = (run.ProfileLabel.PLUGIN, run.ProfileLabel.DEFAULT) if compare else (run.ProfileLabel.PLUGIN,)
+        refuse_shaping((("--args", args_file), ("--weight", weight), ("--disable-default", disable_default)))
+    request = job.Request(
+        project=pinned,
+        target=target,
+        scenario=scenario,
+        reschedule=reschedule,
+        kubeconfig=kubeconfig,
+        context=context,
+        args_file=args_file,
+        admin=admin,
+        weights=tuple(weight or ()),
+        disable_default=tuple(disable_default or ()),
+        feature_gates=gates,
+        compare=compare is not None,
+        options=Options(timeout=timeout, keep=keep, verbosity=verbosity),
+    )
     title = f"e2e: {pinned.name} on Kubernetes {target.version}" + (" (what-if: plugin vs default)" if compare else "")
-    started = time.monotonic()
-    request = BuildRequest(project=pinned, builder=BuilderName.LOCAL)
     with Reporter(title + "…") as reporter:
-        steps = _Steps(inputs, reporter)
-        local = cluster_config is None
-        with ready(pinned, target, request, Choice(BuilderName.LOCAL, "e2e"), steps, control_plane=local) as done:
-            targets = _clusters(cluster_config, done, reporter.step)
-            options = run.Options(timeout=timeout, keep=keep, verbosity=verbosity)
-            sessions = list(run.sessions(done.inputs, done.scheduler, targets, options, reporter, labels))
+        result = job.run(request, reporter)
     if compare:
-        _print_comparison(done.inputs, sessions, time.monotonic() - started, as_json, report)
+        _print_comparison(result, as_json, report)
     else:
-        outcome = run.outcome_of(done.inputs, *sessions[0], time.monotonic() - started)
-        _print_outcome(outcome, as_json, report, _suite(report, done.inputs, sessions[0][0]), pinned.name)
+        outcome = result.outcome()
+        _print_outcome(outcome, as_json, report, _suite(report, result.inputs, result.sessions[0][0]), pinned.name)
 
 
-def _check_options(
-    timeout: float, verbosity: int, reschedule: str | None, kubeconfig: Path | None, context: str | None
-) -> "tuple[Matcher | None, Kubeconfig | None]":
-    """The options checked on their own: --reschedule's selector, --kubeconfig's configuration."""
+def _check_options(timeout: float, verbosity: int, kubeconfig: Path | None, context: str | None) -> None:
     from kplugin.core.errors import UsageError
-    from kplugin.kube import labelselector
 
     if not 1 <= timeout <= 3600:
         raise UsageError(f"--timeout {timeout:g}: must be from 1 to 3600 seconds")
@@ -235,110 +227,6 @@ def _check_options(
         raise UsageError(f"--scheduler-v {verbosity}: must be from 0 to 10")
     if context is not None and kubeconfig is None:
         raise UsageError("--context picks a context of --kubeconfig; give --kubeconfig too")
-    matcher = labelselector.parse(reschedule) if reschedule is not None else None
-    if kubeconfig is None:
-        return matcher, None
-    from kplugin.kube import kubeconfig as kubeconfigs
-
-    return matcher, kubeconfigs.load(kubeconfig, context)
-
-
-def _adopted_options(args_file: Path | None, weight: list[str] | None, disable: list[str] | None) -> None:
-    """What an adopted repository's run refuses: the options that shape kplugin's
-    configuration (its own is used)."""
-    from kplugin.core.errors import UsageError
-
-    shaping = (("--args", args_file), ("--weight", weight), ("--disable-default", disable))
-    given = [flag for flag, value in shaping if value]
-    if given:
-        raise UsageError(
-            f"{given[0]}: an adopted repository's run uses its own configuration file (render-config shows it); "
-            "change that file, or leave the option out"
-        )
-
-
-def _scenario(
-    target: "Target", project: "Project", scenario: Path | None, reschedule: str | None, matcher: "Matcher | None"
-) -> "Scenario":
-    """The scenario, its bound pods that --reschedule matches made pending again."""
-    from kplugin.cli.console import note
-    from kplugin.e2e import run, snapshot
-
-    loaded = run.read_scenario(scenario, target, project.root, project.crd_files)
-    lacking = snapshot.unread_note(loaded.source)
-    if lacking:
-        note(f"{scenario}: {lacking}")
-    if matcher is not None:
-        loaded, count = loaded.rescheduled(matcher)
-        if not count:
-            note(f"--reschedule {reschedule}: no bound pod of the scenario matches")
-    return loaded
-
-
-def _inputs(
-    pinned: "Project",
-    loaded: "Scenario",
-    cluster_config: "Kubeconfig | None",
-    args_file: Path | None,
-    admin: bool,
-    weight: list[str] | None,
-    disable_default: list[str] | None,
-    gates: tuple[tuple[str, bool], ...] = (),
-) -> "Inputs":
-    """The cluster answering (--kubeconfig), the RBAC and the configuration: read and
-    checked before anything is built or started."""
-    from kplugin.cli.console import note, say
-    from kplugin.e2e import run
-
-    if cluster_config is not None:
-        from kplugin.kube import apiclient, cluster
-        from kplugin.kube import kubeconfig as kubeconfigs
-
-        probe = apiclient.Client(kubeconfigs.endpoint(cluster_config))
-        try:
-            cluster.preflight(probe)  # reachable, authorized, no nodes of its own: before anything is built
-        finally:
-            probe.close()
-    admin = admin or cluster_config is not None
-    weights, disabled = tuple(weight or ()), tuple(disable_default or ())
-    inputs = run.prepare(
-        pinned, loaded, args_file, admin, say, weights=weights, disable_default=disabled, feature_gates=gates
-    )
-    for notice in inputs.notices:
-        note(notice)
-    return inputs
-
-
-class _Steps:
-    """ready's steps for e2e (kplugin.builder.ready.Steps): lines of the run's Reporter, the
-    inputs of the project built, the configuration checked by its scheduler."""
-
-    def __init__(self, inputs: "Inputs", reporter: "Reporter") -> None:
-        self.inputs = inputs
-        self.reporter = reporter
-
-    @contextmanager
-    def retargeting(self, pinned: "Project", target: "Target") -> Iterator[None]:
-        self.reporter.step(f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version} (go mod tidy)")
-        yield
-
-    def prepare(self, project: "Project") -> "Inputs":
-        from kplugin.e2e import run
-
-        return run.for_copy(self.inputs, project)
-
-    @contextmanager
-    def building(self, project: "Project", choice: "Choice") -> Iterator["Progress"]:
-        self.reporter.step("building the scheduler (go build, incremental)")
-        yield self.reporter.step
-
-    def check(self, inputs: "Inputs", scheduler: Path) -> None:
-        from kplugin.cli.console import note
-        from kplugin.e2e import run
-
-        undecided = run.check_config(inputs, scheduler)  # the scheduler's own verdict, before anything starts
-        if undecided is not None:
-            note(undecided)
 
 
 @dataclass(frozen=True)
@@ -421,14 +309,13 @@ def _suite(report: _Report, inputs: "Inputs", session: "Session", label: str = "
     return Suite(name, session.placements, session.scheduling_seconds, properties, enforced=enforced)
 
 
-def _print_comparison(
-    inputs: "Inputs", sessions: "list[tuple[Session, Path | None]]", seconds: float, as_json: bool, report: _Report
-) -> None:
+def _print_comparison(run_result: "Result", as_json: bool, report: _Report) -> None:
     from kplugin.cli.console import out, say
     from kplugin.e2e import compare, run
 
+    inputs, sessions = run_result.inputs, run_result.sessions
     kept = sessions[0][1]
-    result = compare.compare(inputs, sessions[0][0], sessions[1][0], seconds)
+    result = compare.compare(inputs, sessions[0][0], sessions[1][0], run_result.seconds)
     document = compare.as_json(result)
     out(json.dumps(document, indent=2) + "\n" if as_json else compare.text(result, report.view))
     _write_html(report, document, True, f"kplugin e2e: {inputs.project.name}, {_named(report)}, what-if")
@@ -467,21 +354,3 @@ def _print_outcome(outcome: "Outcome", as_json: bool, report: _Report, suite: "S
     )
     _write_junit(report, [suite])
     run.check(outcome)
-
-
-def _clusters(
-    cluster_config: "Kubeconfig | None", done: "Ready[Inputs]", progress: Callable[[str], None]
-) -> "ClusterFactory":
-    """A fresh local control plane for each replay, or a run's own Existing target
-    (labels, namespaces) for each on the cluster of --kubeconfig; the gates said in one line."""
-    from kplugin.cli.console import note
-    from kplugin.e2e import gates, run
-
-    if (line := gates.gates_line(done.inputs, existing=cluster_config is not None)) is not None:
-        note(line)
-    if (line := gates.alpha_pre_hints_line(done.inputs)) is not None:
-        note(line)
-    if cluster_config is None:
-        assert done.apiserver is not None  # ready built it for the control plane
-        return run.local_clusters(done.apiserver, done.inputs, progress)
-    return run.existing_clusters(cluster_config, done.inputs, progress)

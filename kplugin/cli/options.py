@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from kplugin.model.project import Project
     from kplugin.model.versions import Target
 
@@ -66,3 +68,16 @@ def load_for_version(
 
     project = load_project(path, template, adopted)
     return project, resolve(k8s) if k8s is not None else project.target
+
+
+def refuse_shaping(given: "Iterable[tuple[str, object]]") -> None:
+    """An adopted repository's configuration is its own: the first of the options that
+    shape kplugin's configuration given (a value not None, not empty) is refused."""
+    from kplugin.core.errors import UsageError
+
+    flags = [flag for flag, value in given if value not in (None, [], ())]
+    if flags:
+        raise UsageError(
+            f"{flags[0]}: an adopted repository's configuration is its own (render-config shows it); change that "
+            "file, or leave the option out"
+        )

@@ -16,7 +16,8 @@ _PLAIN_EVERY = 10.0
 
 
 class Reporter:
-    """``step(text)`` names what is going on; ``count(what, done, total)`` moves a bar."""
+    """The command line's kplugin.core.progress.Observer: ``step(text)`` names what is
+    going on, ``count(what, done, total)`` moves a bar, ``note(text)`` tells a notice."""
 
     def __init__(self, title: str) -> None:
         self.title = title
@@ -26,8 +27,17 @@ class Reporter:
         self._started: dict[str, float] = {}
         self._last_line: dict[str, float] = {}
         self._steps: console.Steps | None = None
+        self._entered = False
 
     def __enter__(self) -> Reporter:
+        self._entered = True
+        return self
+
+    def _start(self) -> None:
+        """The display, from the first step or count on: a run that stops at a bad input
+        before its first step says one line, its error."""
+        if self._steps is not None or not self._entered:
+            return
         if console._is_tty():
             from rich.progress import (
                 BarColumn,
@@ -56,7 +66,6 @@ class Reporter:
         else:
             console.say(self.title)
             self._steps = console.Steps()
-        return self
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
         if self._steps is not None:
@@ -66,12 +75,18 @@ class Reporter:
 
     def step(self, text: str) -> None:
         """The next step (its start and, when the next begins, its end with its time)."""
+        self._start()
         if self._steps is None:
             console.say(text)
             return
         self._steps.step(text)
 
+    def note(self, text: str) -> None:
+        """A notice, above the live display on a terminal."""
+        console.note(text)
+
     def count(self, what: str, done: int, total: int) -> None:
+        self._start()
         now = time.monotonic()
         started = self._started.setdefault(what, now)
         rate = done / (now - started) if now > started else 0.0

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.options import Force, Output, ProjectPath
+from kplugin.cli.options import Force, Output, ProjectPath, refuse_shaping
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -137,16 +137,10 @@ def _adopted(
     from kplugin.cli.console import note, out, say
     from kplugin.config import render
     from kplugin.core import safefs
-    from kplugin.core.errors import UsageError
 
     defaults = {"leader_elect": "true", "fmt": "config", "multipoint": False}
-    given = [flag for flag, name in _SHAPING.items() if options[name] not in (None, []) and
-             (name not in defaults or str(options[name]).lower() != str(defaults[name]).lower())]  # fmt: skip
-    if given:
-        raise UsageError(
-            f"{given[0]}: an adopted repository's configuration is its own (render-config shows and validates "
-            "the one it has); leave the option out"
-        )
+    refuse_shaping((flag, options[name]) for flag, name in _SHAPING.items()
+                   if name not in defaults or str(options[name]).lower() != str(defaults[name]).lower())  # fmt: skip
     own = render.own_config(project, target)
     if own.passed_over:
         note(f"{own.path}: the first of {len(own.passed_over) + 1} configuration files ({', '.join(own.passed_over)})")

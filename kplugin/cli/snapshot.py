@@ -10,7 +10,7 @@ from kplugin.cli import app
 from kplugin.cli.options import Force, Output
 
 if TYPE_CHECKING:
-    from kplugin.kube.kinds import KindInfo
+    from kplugin.e2e.snapshot import CustomKinds
 
 EPILOG = """Examples:
 
@@ -85,14 +85,10 @@ def snapshot(
     from kplugin.cli.progress import Reporter
     from kplugin.core import safefs
     from kplugin.e2e import snapshot as snapshots
-    from kplugin.kube import apiclient
-    from kplugin.kube import kubeconfig as kubeconfigs
 
     _check_options(namespace, anonymize, salt, keep_label, anonymize_drivers)
     custom = _project_kinds(project, anonymize) if project is not None else ()
     destination = safefs.output_target(output, "--output", force=force) if output is not None else None
-    config = kubeconfigs.load(kubeconfig or _default_kubeconfig(), context)
-    client = apiclient.Client(kubeconfigs.endpoint(config), timeout=60)
     request = snapshots.Request(
         namespaces=tuple(sorted(set(namespace or ()))),
         anonymize=anonymize,
@@ -102,16 +98,16 @@ def snapshot(
         custom=custom,
     )
     chunks: list[bytes] = []
-    with Reporter(f"snapshot of {config.server} (context {config.context})…") as reporter:
-        try:
-            if destination is not None:
-                # owner-only (0600) whatever the umask: a snapshot describes a whole cluster
-                with safefs.atomic_writer(destination, new_mode=0o600) as handle:
-                    result = snapshots.take(client, request, handle.write, reporter.count)
-            else:
-                result = snapshots.take(client, request, chunks.append, reporter.count)
-        finally:
-            client.close()
+    with (
+        snapshots.connect(kubeconfig or _default_kubeconfig(), context) as cluster,
+        Reporter(f"snapshot of {cluster.server} (context {cluster.context})…") as reporter,
+    ):
+        if destination is not None:
+            # owner-only (0600) whatever the umask: a snapshot describes a whole cluster
+            with safefs.atomic_writer(destination, new_mode=0o600) as handle:
+                result = snapshots.take(cluster.client, request, handle.write, reporter.count)
+        else:
+            result = snapshots.take(cluster.client, request, chunks.append, reporter.count)
     if destination is None:
         out(b"".join(chunks).decode())
         sys.stdout.flush()
@@ -152,11 +148,11 @@ def _check_options(
         raise UsageError("--salt '' is empty; give a secret, or leave it out for the cluster's own")
 
 
-def _project_kinds(path: Path, anonymize: bool) -> "tuple[tuple[str, KindInfo], ...]":
+def _project_kinds(path: Path, anonymize: bool) -> "CustomKinds":
     """The kinds of the project's CRDs (config/crd/, or an adopted repository's files;
     each CRD's first served version)."""
     from kplugin.core.errors import UsageError
-    from kplugin.kube import kinds
+    from kplugin.e2e import snapshot as snapshots
     from kplugin.model import crds
     from kplugin.model.project import load
 
@@ -166,7 +162,7 @@ def _project_kinds(path: Path, anonymize: bool) -> "tuple[tuple[str, KindInfo], 
             "the cluster): leave out --project, or share the snapshot as it is"
         )
     project = load(path, adopted=True)  # an adopted repository's CRDs are where it keeps them
-    found = tuple((d.name, served[0]) for d in project.crd_definitions() if (served := kinds.from_crd(d.body)))
+    found = snapshots.project_kinds(project)
     if not found:
         where = "its recorded CRD files hold" if project.layout is not None else f"{project.root / crds.CRD_DIR} holds"
         raise UsageError(f"--project {path}: {where} no CustomResourceDefinition")

@@ -32,7 +32,7 @@ from kplugin.e2e.create import (
     status_request,
 )
 from kplugin.e2e.scenario import Scenario, Step, StepAction, pod_groups
-from kplugin.e2e.session import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, Silent
+from kplugin.e2e.session import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session
 from kplugin.e2e.state import pod_key
 from kplugin.e2e.watch import PodState, PodWatch, Refusals, probe, settle
 from kplugin.kube import discovery, kinds
@@ -45,7 +45,6 @@ __all__ = [  # what a replay takes and gives (kplugin.e2e.session), kept importa
     "PodPlacement",
     "ReplayProfile",
     "Session",
-    "Silent",
     "detail_level",
     "replay",
 ]

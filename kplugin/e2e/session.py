@@ -13,19 +13,11 @@ from kplugin.kube import bulk
 
 
 class Feedback(Protocol):
-    """Where a replay reports its steps and counts (the CLI's progress, or Silent)."""
+    """Where a replay reports its steps and counts: the part of a kplugin.core.progress.Observer it uses."""
 
     def step(self, text: str) -> None: ...
 
     def count(self, what: str, done: int, total: int) -> None: ...
-
-
-class Silent:
-    def step(self, text: str) -> None:
-        pass
-
-    def count(self, what: str, done: int, total: int) -> None:
-        pass
 
 
 @dataclass(frozen=True)

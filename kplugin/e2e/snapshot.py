@@ -28,17 +28,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kplugin.core.errors import OperationError, Setting
 from kplugin.e2e import entries
 from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import kinds
+from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import ApiError, Client
+from kplugin.model.project import Project
 
 Counter = Callable[[str, int, int], None]
+CustomKinds = tuple[tuple[str, kinds.KindInfo], ...]  # a project's own kinds: (CRD name, its kind)
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,34 @@ class Request:
     keep_labels: tuple[str, ...] = ()
     anonymize_drivers: bool = False  # hash driver, provisioner and extended resource names too
     # a project's own kinds (from its config/crd/): (CRD name, the kind at its first served version)
-    custom: tuple[tuple[str, kinds.KindInfo], ...] = ()
+    custom: CustomKinds = ()
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The cluster a snapshot reads: its API server, and the kubeconfig context that names it."""
+
+    client: Client
+    server: str
+    context: str
+
+
+@contextmanager
+def connect(kubeconfig: Path, context: str | None) -> Iterator[Cluster]:
+    """The cluster of ``kubeconfig``'s ``context`` (its current one by default); the
+    connection is closed when the context ends."""
+    config = kubeconfigs.load(kubeconfig, context)
+    client = Client(kubeconfigs.endpoint(config), timeout=60)
+    try:
+        yield Cluster(client, config.server, config.context)
+    finally:
+        client.close()
+
+
+def project_kinds(project: Project) -> CustomKinds:
+    """A project's own kinds (config/crd/, or an adopted repository's recorded files):
+    each CRD's name and its kind at the first version it serves."""
+    return tuple((d.name, served[0]) for d in project.crd_definitions() if (served := kinds.from_crd(d.body)))
 
 
 @dataclass

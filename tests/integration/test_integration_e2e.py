@@ -230,26 +230,29 @@ def test_a_scheduler_that_dies_is_reported_and_everything_stops(
 ) -> None:
     """A scheduler that exits at start (here one that rejects its flags) is an operation
     failure with the end of its log; etcd and kube-apiserver are stopped and the working
-    directory removed."""
-    from kplugin import e2e
+    directory removed. The job kplugin e2e runs, with its build giving that scheduler
+    (whose configuration check would fail first)."""
+    from types import SimpleNamespace
+
+    from kplugin.builder import ready
     from kplugin.core.errors import OperationError
-    from kplugin.e2e.replay import Silent
-    from kplugin.e2e.run import local_clusters, sessions
-    from kplugin.kube import controlplane
+    from kplugin.core.progress import Quiet
+    from kplugin.e2e import job
+    from kplugin.e2e.run import Options
     from kplugin.model.project import load
 
     project = load(new(kplugin, tmp_path, OLDEST))
-    apiserver = controlplane.apiserver_binary(project, lambda _: None)
     dying = tmp_path / "kube-scheduler"
     dying.write_text("#!/bin/sh\necho 'unknown flag: --config' >&2\nexit 3\n")
     dying.chmod(0o755)
+    built = SimpleNamespace(binaries=[SimpleNamespace(path=str(dying))])
+    monkeypatch.setattr(ready, "build", lambda *_, **__: built)
+    monkeypatch.setattr(job, "check_config", lambda *_: None)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     with pytest.raises(OperationError) as failure:
-        inputs = e2e.prepare(project, None, None, admin=False)
-        targets = local_clusters(apiserver, inputs, lambda _: None)
-        list(sessions(inputs, dying, targets, e2e.Options(timeout=60), Silent()))  # what kplugin e2e runs
+        job.run(job.Request(project, project.target, options=Options(timeout=60)), Quiet())
     assert str(failure.value) == "kube-scheduler exited (code 3); the end of its log:"
     assert failure.value.details == ["unknown flag: --config"]
     assert list(scratch.iterdir()) == []

@@ -90,9 +90,9 @@ def test_commands_that_do_not_work_on_an_adopted_repository_say_so(kplugin: Call
 @pytest.mark.parametrize(
     ("options", "words"),
     [
-        (["--args", "args.yaml"], ["--args:", "its own configuration file"]),
-        (["--weight", "Capacity=3"], ["--weight:", "its own configuration file"]),
-        (["--disable-default", "NodeResourcesFit"], ["--disable-default:", "its own configuration file"]),
+        (["--args", "args.yaml"], ["--args:", "configuration is its own"]),
+        (["--weight", "Capacity=3"], ["--weight:", "configuration is its own"]),
+        (["--disable-default", "NodeResourcesFit"], ["--disable-default:", "configuration is its own"]),
     ],
 )
 def test_e2e_on_an_adopted_repository_refuses_what_shapes_kplugin_s_configuration(

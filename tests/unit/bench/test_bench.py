@@ -611,12 +611,12 @@ def test_bad_input_is_exit_2_and_one_line(
 def test_bad_workload_files_are_exit_2_before_anything_is_built(
     kplugin: Kplugin, project: Path, files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kplugin import builder as build
+    from kplugin.builder import ready
 
     def no_build(*_: Any, **__: Any) -> Any:
         raise AssertionError("built")
 
-    monkeypatch.setattr(build, "build", no_build)
+    monkeypatch.setattr(ready, "build", no_build)
     for text, message in (
         (BASIC.replace("countParam: $initPods", "countParam: $initPods\n  - opcode: createAny"), "opcode createAny"),
         (
@@ -640,17 +640,17 @@ def test_threshold_json_and_report_from_a_run(
     """The command's wiring, with the run itself replaced (the integration tests run it
     for real): --json prints DataItems, --report writes the file, --threshold decides the
     exit code."""
-    from kplugin import builder as build
-    from kplugin.bench import run as core
+    from kplugin.bench import job
+    from kplugin.builder import ready
     from kplugin.kube import controlplane
 
     built = SimpleNamespace(binaries=[SimpleNamespace(path=str(tmp_path / "kube-scheduler"))])
-    monkeypatch.setattr(build, "build", lambda *_, **__: built)
-    monkeypatch.setattr(core, "check_config", lambda *_: None)
+    monkeypatch.setattr(ready, "build", lambda *_, **__: built)
+    monkeypatch.setattr(job, "check_config", lambda *_: None)
     monkeypatch.setattr(controlplane, "apiserver_binary", lambda *_: tmp_path / "kube-apiserver")
     monkeypatch.setattr(controlplane, "etcd_binary", lambda: "/usr/bin/etcd")
-    monkeypatch.setattr(core, "prepare", lambda project, *_, **__: _inputs(project.root))
-    monkeypatch.setattr(core, "run", lambda *_: outcome(200.0, 150.0))
+    monkeypatch.setattr(job, "prepare", lambda project, *_, **__: _inputs(project.root))
+    monkeypatch.setattr(job, "run_pairs", lambda *_: outcome(200.0, 150.0))
     html = tmp_path / "bench.html"
     run = kplugin("bench", str(project), "--json", "--report", str(html), "--threshold", "0.7")
     assert run.code == 0, run.stderr

@@ -17,9 +17,10 @@ from support import REPO, Kplugin
 from support.fakeapi import JsonHandler, serving
 
 from kplugin.core.errors import OperationError, UsageError
+from kplugin.core.progress import Quiet
 from kplugin.e2e import create, run
 from kplugin.e2e.scenario import StepAction, load_scenario
-from kplugin.e2e.session import ReplayProfile, Silent
+from kplugin.e2e.session import ReplayProfile
 from kplugin.kube import cluster, discovery, kinds
 from kplugin.kube.apiclient import Client, Endpoint
 from kplugin.kube.kubeconfig import Kubeconfig
@@ -227,7 +228,7 @@ def test_a_replay_creates_crds_first_then_any_kind(tmp_path: Path) -> None:
         profile = ReplayProfile("plugin", target.scheduler_name("s"), {})
         try:
             resolved = create.resolve_kinds(loaded, discovery.Resolver(client))
-            create.create_state(resolved, profile, target, Silent())
+            create.create_state(resolved, profile, target, Quiet())
         finally:
             client.close()
     order = [(method, path) for method, path, _ in Api.seen]

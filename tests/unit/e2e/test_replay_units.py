@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from kplugin.core.errors import UsageError
+from kplugin.core.progress import Quiet
 from kplugin.e2e import compare, create, entries, logs, replay, run, usage
 from kplugin.e2e.logs import Preemption, Requeue
 from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step, StepAction
-from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session, Silent
+from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session
 from kplugin.e2e.watch import NOMINATION_SETTLED, PodState, PodWatch, is_decided, meets
 from kplugin.kube import labelselector
 
@@ -352,9 +353,9 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
         target.run = "r1"
         profile = ReplayProfile("plugin", target.scheduler_name("gpu"), {})
         try:
-            created = create.create_state(loaded, profile, target, Silent())
+            created = create.create_state(loaded, profile, target, Quiet())
             pending = create.queue_order(loaded, [p for p in loaded.pods if not p.node_name])
-            create.create_pending(profile, target, Silent(), pending)
+            create.create_pending(profile, target, Quiet(), pending)
         finally:
             client.close()
     assert created.objects == len(seen) - 1 == 8, "the pending pod comes later, to a running scheduler"
