@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import apitypes, crds, rbacrules
 from kplugin.model.goapi import NATIVE, ApiMode
 from kplugin.model.spec import (
     ExtensionPoint,
@@ -30,7 +29,7 @@ from kplugin.model.spec import (
 from kplugin.model.versions import KubeVersion, Target, resolve
 
 if TYPE_CHECKING:  # imported where they are used: render-config's start-up is a benchmark target
-    from kplugin.model import manifests
+    from kplugin.model import apitypes, crds, manifests
     from kplugin.model.layout import Layout
 
 PROJECT_FILE = "kplugin.yaml"
@@ -90,6 +89,8 @@ class Project(NamedTuple):
     def crd_definitions(self) -> list[crds.Definition]:
         """The project's CRDs: config/crd/'s, or those of an adopted repository's files
         (which may define one twice, as scheduler-plugins' do: the first file's wins)."""
+        from kplugin.model import crds
+
         found = crds.load(self.root, self.crd_files)
         return found if self.layout is None else list({d.name: d for d in reversed(found)}.values())[::-1]
 
@@ -123,6 +124,8 @@ class Project(NamedTuple):
         here, so a project made from a fork is refused here without its fork (kplugin
         cannot know where a fork is; a path in kplugin.yaml, which is untrusted input,
         could lead anywhere)."""
+        from kplugin.model import crds, rbacrules
+
         if self.fork and self.template is None:
             raise UsageError(
                 f"{self.root / PROJECT_FILE} says the project was made from a fork of kplugin's project template "
@@ -190,6 +193,15 @@ def load(path: Path, adopted: bool = False) -> Project:
             f"yet (adopt, upgrade, render-config, doctor and build {Setting.BUILDER} local do)"
         )
     return project
+
+
+def _apis(raw: Any, where: str) -> tuple[apitypes.ApiType, ...]:
+    """kplugin.yaml's ``apis`` (kplugin add api's types), read only when there are some."""
+    if raw is None:
+        return ()
+    from kplugin.model import apitypes
+
+    return apitypes.parse(raw, where)
 
 
 class _Reader:
@@ -324,6 +336,6 @@ def parse(root: Path, raw: Any) -> Project:
         api=api,
         generated=reader.generated(raw.get("generated")),
         fork="template" in raw,
-        apis=apitypes.parse(raw.get("apis"), where("apis")),
+        apis=_apis(raw.get("apis"), where("apis")),
         layout=layout,
     )

@@ -5,16 +5,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kplugin.core import names
 from kplugin.core.errors import Setting, UsageError
-from kplugin.model import apitypes, points
-from kplugin.model.apitypes import ApiType
-from kplugin.model.crds import Definition
+from kplugin.model import points
 from kplugin.model.goapi import API_MODES, LAYER, ApiMode
 from kplugin.model.points import ExtensionPoint as ExtensionPoint
-from kplugin.model.rbacrules import PolicyRule
 from kplugin.model.versions import KubeVersion, Target
+
+if TYPE_CHECKING:  # loaded where used: render-config's start-up is a benchmark target
+    from kplugin.model import apitypes
+    from kplugin.model.apitypes import ApiType
+    from kplugin.model.crds import Definition
+    from kplugin.model.rbacrules import PolicyRule
 
 # The points' facts are one table, kplugin.model.points; these are derived from it.
 DEFAULT_EXTENSION_POINTS = points.where("default")
@@ -321,6 +325,8 @@ class ProjectSpec:
     def generation(self) -> apitypes.Generation:
         """make generate's commands: deepcopy of the plugins' Args, and the API types' code."""
         args_packages = [p.package for p in self.plugins if p.args]
+        from kplugin.model import apitypes
+
         return apitypes.generation(self.module, self.target.facts, args_packages, self.apis)
 
     @property
@@ -331,6 +337,8 @@ class ProjectSpec:
 
     def tool_versions(self) -> dict[str, str]:
         """The generators' versions (the Makefile's defaults)."""
+        from kplugin.model import apitypes
+
         return apitypes.tool_versions(self.target.facts, self.target.version.staging_tag)
 
     @classmethod
