@@ -5,7 +5,7 @@ volumes, storage and DRA objects. Two ways, each mode ``--repeat`` times, the fa
 kept: ``served``, the objects served as JSON pages of 500 by the stand-in API server of
 the unit tests (tests/support/fakeapi) and read by kplugin's own client, as a snapshot
 of a cluster reads them (without the network); and ``direct``, the objects handed to
-kplugin.e2e.snapshot.take from memory: kplugin's own work alone, the worst case for the
+kplugin.snapshot.job.take from memory: kplugin's own work alone, the worst case for the
 ratio. With ``--apiserver`` (or a kube-apiserver kplugin built into its cache, as
 ``kplugin e2e`` does), a third way, ``cluster``: the generated objects created in a real
 kube-apiserver with etcd (kplugin's local control plane) and snapshotted from it, as
@@ -44,8 +44,8 @@ sys.path.insert(0, str(REPO / "tests"))
 from support.fakeapi import JsonHandler, serving  # noqa: E402
 
 from kplugin.core import cache, yamlio  # noqa: E402
-from kplugin.e2e import snapshot  # noqa: E402
 from kplugin.kube import apiclient, bulk, controlplane, kinds  # noqa: E402
+from kplugin.snapshot import job as snapshot  # noqa: E402
 
 LIST = REPO / "tests" / "data" / "kubectl-list.yaml"
 SERVED = ["policy/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1", "resource.k8s.io/v1"]

@@ -87,7 +87,7 @@ def generate(path: Path, nodes: int, pods: int, pending: int, seed: int = 13) ->
 def load_cost(path: Path) -> dict[str, float]:
     """Time and memory to read the snapshot (a process of its own, so its peak is its own)."""
     code = (
-        "import resource, sys, time; from pathlib import Path; from kplugin.e2e import scenario\n"
+        "import resource, sys, time; from pathlib import Path; from kplugin.scenario import format as scenario\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "t = time.monotonic(); s = scenario.load_scenario(Path(sys.argv[1])); t = time.monotonic() - t\n"
         "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"

@@ -10,7 +10,7 @@ from kplugin.cli import app
 from kplugin.cli.options import Force, Output
 
 if TYPE_CHECKING:
-    from kplugin.e2e.snapshot import CustomKinds
+    from kplugin.snapshot.job import CustomKinds
 
 EPILOG = """Examples:
 
@@ -84,7 +84,7 @@ def snapshot(
     from kplugin.cli.console import out, say
     from kplugin.cli.progress import Reporter
     from kplugin.core import safefs
-    from kplugin.e2e import snapshot as snapshots
+    from kplugin.snapshot import job as snapshots
 
     _check_options(namespace, anonymize, salt, keep_label, anonymize_drivers)
     custom = _project_kinds(project, anonymize) if project is not None else ()
@@ -152,9 +152,9 @@ def _project_kinds(path: Path, anonymize: bool) -> "CustomKinds":
     """The kinds of the project's CRDs (config/crd/, or an adopted repository's files;
     each CRD's first served version)."""
     from kplugin.core.errors import UsageError
-    from kplugin.e2e import snapshot as snapshots
     from kplugin.model import crds
     from kplugin.model.project import load
+    from kplugin.snapshot import job as snapshots
 
     if anonymize:
         raise UsageError(

@@ -1,10 +1,9 @@
 """``kplugin e2e``: the project's scheduler against a real local control plane (or a
-cluster of the user's) and a scenario (scenario: the format and its reading; state: the
-nodes, pods and objects it starts from; reader: their checks; steps: the changes after the
-first placements; entries: Kubernetes objects as scenario entries), replayed once per
-profile (replay: the step runner; create: the state, through bulk creation; watch: the
-pods followed; session: what a replay takes and gives) and compared (compare); what the
-scheduler's log says (logs); snapshots of real clusters (snapshot); the run (run)."""
+cluster of the user's) and a scenario (kplugin.scenario), replayed once per profile
+(replay: the step runner; create: the state, through bulk creation; watch: the pods
+followed; session: what a replay takes and gives) and compared (compare); what the
+scheduler's log says (logs); the inputs and checks of a run (run); the job the command
+runs (job)."""
 
 from kplugin.e2e.logs import NodeScore, denied_requests, read_log, scores_from_log
 from kplugin.e2e.rbac import RBAC_FILE, rbac_documents
@@ -17,7 +16,8 @@ from kplugin.e2e.run import (
     check_config,
     prepare,
 )
-from kplugin.e2e.scenario import (
+from kplugin.e2e.session import PodPlacement
+from kplugin.scenario.format import (
     DEFAULT_CAPACITY,
     DEFAULT_SCENARIO,
     NAMESPACE,
@@ -28,7 +28,6 @@ from kplugin.e2e.scenario import (
     Scenario,
     load_scenario,
 )
-from kplugin.e2e.session import PodPlacement
 
 __all__ = [
     "DEFAULT_CAPACITY",

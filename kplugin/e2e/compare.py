@@ -14,8 +14,8 @@ from kplugin.e2e import usage
 from kplugin.e2e.groups import Group, group_json, group_line, groups
 from kplugin.e2e.report import DEFAULT_VIEW, ScoreView, score_table
 from kplugin.e2e.run import Inputs, creation_json, placement_json
-from kplugin.e2e.scenario import Pod, Scenario
 from kplugin.e2e.session import PodPlacement, Session
+from kplugin.scenario.format import Pod, Scenario
 
 
 @dataclass(frozen=True)

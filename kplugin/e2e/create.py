@@ -13,13 +13,13 @@ from dataclasses import replace
 from typing import Any
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e import entries
-from kplugin.e2e.scenario import Scenario
 from kplugin.e2e.session import CreationTotals, Feedback, ReplayProfile
-from kplugin.e2e.state import KubeObject, Node, Pod
 from kplugin.kube import bulk, discovery, kinds
 from kplugin.kube.apiclient import MERGE_PATCH
 from kplugin.kube.cluster import KWOK_ANNOTATIONS, Cluster
+from kplugin.scenario import entries
+from kplugin.scenario.format import Scenario
+from kplugin.scenario.state import KubeObject, Node, Pod
 
 
 def _object_path(target: Cluster, info: kinds.KindInfo, namespace: str | None) -> str:

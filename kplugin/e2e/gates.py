@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from kplugin.core.errors import Setting
-from kplugin.e2e.scenario import Scenario, pod_group_gates
 from kplugin.model.manifests import GateFlags
 from kplugin.model.project import Project
+from kplugin.scenario.format import Scenario, pod_group_gates
 
 
 class Inputs(Protocol):

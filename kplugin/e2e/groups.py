@@ -16,9 +16,9 @@ from enum import StrEnum
 from typing import Any
 
 from kplugin.e2e.logs import GroupLog, PlacementCycle, Requeue
-from kplugin.e2e.scenario import Scenario, pod_groups
 from kplugin.e2e.session import PodPlacement
-from kplugin.e2e.state import pod_key
+from kplugin.scenario.format import Scenario, pod_groups
+from kplugin.scenario.state import pod_key
 
 
 class GroupOutcome(StrEnum):

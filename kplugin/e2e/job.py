@@ -14,7 +14,7 @@ from kplugin.builder import BuilderName, BuildRequest, Choice
 from kplugin.builder.ready import Ready, ready
 from kplugin.core.errors import Setting
 from kplugin.core.progress import Observer
-from kplugin.e2e import gates, snapshot
+from kplugin.e2e import gates
 from kplugin.e2e.replay import Session
 from kplugin.e2e.run import (
     ClusterFactory,
@@ -31,12 +31,13 @@ from kplugin.e2e.run import (
     read_scenario,
     sessions,
 )
-from kplugin.e2e.scenario import Scenario
 from kplugin.kube import apiclient, cluster, controlplane, labelselector
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.kubeconfig import Kubeconfig
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
+from kplugin.scenario.format import Scenario
+from kplugin.scenario.source import unread_note
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def _scenario(request: Request, matcher: labelselector.Matcher | None, observer:
     """The scenario, its bound pods that --reschedule matches made pending again."""
     project = request.project
     loaded = read_scenario(request.scenario, request.target, project.root, project.crd_files)
-    if lacking := snapshot.unread_note(loaded.source):
+    if lacking := unread_note(loaded.source):
         observer.note(f"{request.scenario}: {lacking}")
     if matcher is not None:
         loaded, count = loaded.rescheduled(matcher)

@@ -75,7 +75,7 @@ from kplugin.e2e.logfacts import (
     Preemption,
     Requeue,
 )
-from kplugin.e2e.state import NAMESPACE
+from kplugin.scenario.state import NAMESPACE
 
 __all__ = [
     "GroupLog",

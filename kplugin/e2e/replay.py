@@ -31,13 +31,13 @@ from kplugin.e2e.create import (
     resolve_kinds,
     status_request,
 )
-from kplugin.e2e.scenario import Scenario, Step, StepAction, pod_groups
 from kplugin.e2e.session import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session
-from kplugin.e2e.state import pod_key
 from kplugin.e2e.watch import PodState, PodWatch, Refusals, probe, settle
 from kplugin.kube import discovery, kinds
 from kplugin.kube.apiclient import MERGE_PATCH
 from kplugin.kube.cluster import Cluster
+from kplugin.scenario.format import Scenario, Step, StepAction, pod_groups
+from kplugin.scenario.state import pod_key
 
 __all__ = [  # what a replay takes and gives (kplugin.e2e.session), kept importable from here
     "CreationTotals",

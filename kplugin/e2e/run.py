@@ -24,14 +24,6 @@ from kplugin.e2e.groups import Group, group_json, groups
 from kplugin.e2e.logs import Narrowing
 from kplugin.e2e.rbac import RBAC_FILE, check_rules_cover, rbac_beyond, rbac_documents
 from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
-from kplugin.e2e.scenario import (
-    DEFAULT_SCENARIO,
-    Scenario,
-    check_served,
-    load_scenario,
-    project_crds,
-    with_objects,
-)
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster, Existing, Local
@@ -40,6 +32,14 @@ from kplugin.model import rbacrules
 from kplugin.model.project import Project
 from kplugin.model.schedconfig import SchedulerConfig
 from kplugin.model.versions import Target
+from kplugin.scenario.format import (
+    DEFAULT_SCENARIO,
+    Scenario,
+    check_served,
+    load_scenario,
+    project_crds,
+    with_objects,
+)
 
 DEFAULT_PROFILE = "default-scheduler"
 

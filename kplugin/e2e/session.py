@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kplugin.e2e.logs import GroupLog, Narrowing, NodeRejection, NodeScore, Requeue
-from kplugin.e2e.state import DELETED, PENDING, PREEMPTED
 from kplugin.kube import bulk
+from kplugin.scenario.state import DELETED, PENDING, PREEMPTED
 
 
 class Feedback(Protocol):

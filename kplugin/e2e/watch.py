@@ -17,9 +17,9 @@ from typing import Any
 from kplugin.core.errors import OperationError
 from kplugin.e2e import logs
 from kplugin.e2e.session import Feedback, ReplayProfile
-from kplugin.e2e.state import DELETED, PAUSE_IMAGE, PENDING, PREEMPTED
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster
+from kplugin.scenario.state import DELETED, PAUSE_IMAGE, PENDING, PREEMPTED
 
 QUIET = 1.0  # seconds without a change after every pod is decided
 QUIET_NOMINATED = 5.0  # ... while a preemptor waits for its victims to go

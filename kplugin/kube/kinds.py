@@ -74,7 +74,7 @@ KINDS = (  # what the scheduler's own plugins read; a snapshot lists these
 # that changes with the minor: v1alpha2 in 1.36, v1beta1 from 1.37 (the scheduler reads
 # the PodGroups; a PodGroup names its Workload). A snapshot reads the newest version the
 # cluster serves, and nothing where it serves none (the scheduler then reads none either).
-# A scenario's pod groups are checked against the minor by kplugin.e2e.scenario.
+# A scenario's pod groups are checked against the minor by kplugin.scenario.format.
 GATED = (
     KindInfo("scheduling.k8s.io/v1beta1", "Workload", "workloads", True, 37, 35),
     KindInfo("scheduling.k8s.io/v1alpha2", "Workload", "workloads", True, 36, 35),

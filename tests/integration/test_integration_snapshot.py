@@ -24,12 +24,12 @@ import pytest
 from support import REPO, Kplugin, refcluster, sigint_default
 
 from kplugin.core import yamlio
-from kplugin.e2e import scenario
-from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import controlplane, kinds
 from kplugin.kube.apiclient import Client
 from kplugin.maintainer import kwok
 from kplugin.model.versions import newest_release, resolve
+from kplugin.scenario import format as scenario
+from kplugin.snapshot.anonymizer import Anonymizer
 
 pytestmark = pytest.mark.integration
 

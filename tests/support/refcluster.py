@@ -7,7 +7,7 @@ names an attribute value, a node's ResourceSlice, a claim with a request, a cons
 and an allocation on the node), and (pod_groups) a Workload, its PodGroup and their
 pods. Infrastructure values (an NFS server, paths, a volume handle, a CSI node id,
 storage parameters, a data source, opaque driver parameters) are there to be hidden.
-Served by the stand-in API server (tests/unit/e2e/test_anonymize) and created in a real
+Served by the stand-in API server (tests/unit/snapshot/test_anonymize) and created in a real
 one (test_integration_snapshot)."""
 
 from __future__ import annotations

@@ -19,12 +19,12 @@ from support.fakeapi import JsonHandler, serving
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.core.progress import Quiet
 from kplugin.e2e import create, run
-from kplugin.e2e.scenario import StepAction, load_scenario
 from kplugin.e2e.session import ReplayProfile
 from kplugin.kube import cluster, discovery, kinds
 from kplugin.kube.apiclient import Client, Endpoint
 from kplugin.kube.kubeconfig import Kubeconfig
 from kplugin.model.versions import resolve
+from kplugin.scenario.format import StepAction, load_scenario
 
 
 def crd(kind: str, plural: str, group: str, scope: str = "Namespaced", status: bool = True) -> dict[str, Any]:

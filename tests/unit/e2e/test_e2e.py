@@ -273,7 +273,7 @@ def test_an_informer_of_a_kind_not_served_stops_the_wait_and_fails_the_run(tmp_p
 
 def test_a_pod_never_attempted_is_not_blamed_on_a_plugin_when_the_log_says_why() -> None:
     from kplugin.e2e import logs, replay
-    from kplugin.e2e.scenario import Node, Pod, Scenario
+    from kplugin.scenario.format import Node, Pod, Scenario
 
     scenario = Scenario(nodes=(Node("n"),), pods=(Pod("p"),))
     facts = logs.read_log(UNSERVED_LOG.splitlines())

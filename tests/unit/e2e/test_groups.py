@@ -9,8 +9,8 @@ from support import REPO
 
 from kplugin.e2e.groups import GroupOutcome, group_json, group_line, groups
 from kplugin.e2e.logs import read_log
-from kplugin.e2e.scenario import load_scenario
 from kplugin.e2e.session import PodPlacement
+from kplugin.scenario.format import load_scenario
 
 GROW = REPO / "examples" / "rack-gang-grow-scenario.yaml"
 

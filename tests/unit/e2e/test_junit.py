@@ -16,9 +16,9 @@ from kplugin.core.errors import OperationError
 from kplugin.e2e.logs import NodeScore
 from kplugin.e2e.report import ScoreView, Suite, junit_xml
 from kplugin.e2e.run import Inputs, Outcome
-from kplugin.e2e.scenario import Node, Pod, Scenario
 from kplugin.e2e.session import CreationTotals, PodPlacement, Session
 from kplugin.model import project, schedconfig
+from kplugin.scenario.format import Node, Pod, Scenario
 
 REASON = "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 Insufficient example.com/gpu."
 

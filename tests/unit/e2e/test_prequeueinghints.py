@@ -17,11 +17,11 @@ from support import REPO, Kplugin
 from kplugin.cli.flags import render
 from kplugin.core.errors import UsageError
 from kplugin.e2e import gates, logs, run
-from kplugin.e2e.scenario import DEFAULT_SCENARIO
 from kplugin.generate import plugincode
 from kplugin.model import manifests
 from kplugin.model.project import Project, load
 from kplugin.model.versions import resolve
+from kplugin.scenario.format import DEFAULT_SCENARIO
 
 GATE = "SchedulerPreQueueingHints"
 

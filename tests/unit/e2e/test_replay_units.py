@@ -12,12 +12,13 @@ import pytest
 
 from kplugin.core.errors import UsageError
 from kplugin.core.progress import Quiet
-from kplugin.e2e import compare, create, entries, logs, replay, run, usage
+from kplugin.e2e import compare, create, logs, replay, run, usage
 from kplugin.e2e.logs import Preemption, Requeue
-from kplugin.e2e.scenario import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step, StepAction
 from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session
 from kplugin.e2e.watch import NOMINATION_SETTLED, PodState, PodWatch, is_decided, meets
 from kplugin.kube import labelselector
+from kplugin.scenario import entries
+from kplugin.scenario.format import DELETED, PENDING, PREEMPTED, Node, Pod, Scenario, Step, StepAction
 
 # real lines of kube-scheduler 1.28.3 (schedule_one.go, scheduling_queue.go, preemption.go)
 LOG_1_28 = """\
@@ -314,10 +315,10 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
 
     from support.fakeapi import JsonHandler, serving
 
-    from kplugin.e2e.scenario import load_scenario
     from kplugin.kube import cluster
     from kplugin.kube.apiclient import Client, Endpoint
     from kplugin.kube.kubeconfig import Kubeconfig
+    from kplugin.scenario.format import load_scenario
 
     seen: list[tuple[str, str, dict[str, object]]] = []
     lock = threading.Lock()
@@ -403,7 +404,7 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
 
 
 def test_pending_pods_arrive_in_queue_order() -> None:
-    from kplugin.e2e.scenario import PriorityClass
+    from kplugin.scenario.format import PriorityClass
 
     scenario = Scenario(
         nodes=(Node("n"),),
@@ -464,7 +465,7 @@ I1206 04:49:29.848642   10908 schedule_one_podgroup.go:1212] "Calculated placeme
 def test_a_groups_placements_their_scores_and_the_one_taken() -> None:
     from kplugin.e2e.groups import group_json, group_line, groups
     from kplugin.e2e.logs import PlacementCycle, PlacementScore
-    from kplugin.e2e.scenario import load_scenario
+    from kplugin.scenario.format import load_scenario
 
     facts = logs.read_log(LOG_PLACEMENTS.splitlines())
     (cycle,) = (group.placements for group in facts.groups.values())
@@ -509,7 +510,7 @@ I1207 16:17:57.539519    8423 schedule_one_podgroup.go:657] "Successfully schedu
 def test_a_placement_a_placement_feasible_plugin_refused_is_not_the_one_taken() -> None:
     from kplugin.e2e.groups import group_json, group_line, groups
     from kplugin.e2e.logs import PlacementCycle
-    from kplugin.e2e.scenario import load_scenario
+    from kplugin.scenario.format import load_scenario
 
     facts = logs.read_log(LOG_REFUSED.splitlines())
     cycle = facts.groups["gang"].placements

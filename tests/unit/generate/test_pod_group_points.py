@@ -16,7 +16,7 @@ import pytest
 from ruamel.yaml import YAML
 from support import REPO, Kplugin, tree
 
-from kplugin.e2e.scenario import DEFAULT_SCENARIO
+from kplugin.scenario.format import DEFAULT_SCENARIO
 
 POINTS = "placementgenerate,placementscore"
 
@@ -226,8 +226,8 @@ def test_gang_scheduling_comes_with_generic_workload_where_it_has_a_gate_of_its_
     the scenario alone brings it too; at 1.37 it is never named (its binaries refuse an
     unknown gate)."""
     from kplugin.e2e import gates, run
-    from kplugin.e2e.scenario import load_scenario
     from kplugin.model.project import load
+    from kplugin.scenario.format import load_scenario
 
     both = "GangScheduling=true,GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
     for version, named in (("1.36", both), ("1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true")):
@@ -491,8 +491,8 @@ def test_a_kubectl_list_of_a_workload_its_pod_group_and_pods(kplugin: Kplugin, t
     of their kinds at 1.37 (gates and API turned on for them), refused in one line at 1.36
     (which serves them as v1alpha2)."""
     from kplugin.e2e import gates, run
-    from kplugin.e2e.scenario import is_workload_api
     from kplugin.model.project import load
+    from kplugin.scenario.format import is_workload_api
 
     listed = tmp_path / "gang-list.yaml"
     listed.write_text(GANG_LIST)

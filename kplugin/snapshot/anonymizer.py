@@ -1,4 +1,4 @@
-"""The anonymizer of ``kplugin snapshot --anonymize``: applies kplugin.e2e.anonymize's
+"""The anonymizer of ``kplugin snapshot --anonymize``: applies kplugin.snapshot.anonymize's
 TABLE to each scenario entry through one keyed hash (HMAC-SHA256 keyed with the salt),
 so that the same name gives the same result wherever it appears."""
 
@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e import entries
-from kplugin.e2e.anonymize import SECTION_KIND, TABLE, Act, Position, Rule
-from kplugin.e2e.scenario import EXISTING_NAMESPACES
+from kplugin.scenario import entries
+from kplugin.scenario.format import EXISTING_NAMESPACES
+from kplugin.snapshot.anonymize import SECTION_KIND, TABLE, Act, Position, Rule
 
 _DROP = object()
 Fn = Callable[[Any, Any, int], Any]  # (value, the mapping it is in, its position) -> new value or _DROP

@@ -1,5 +1,5 @@
 """kplugin snapshot --anonymize against the stand-in API server: a cluster generated from
-kplugin.e2e.anonymize's TABLE (a unique marker in every string field the table names,
+kplugin.snapshot.anonymize's TABLE (a unique marker in every string field the table names,
 and in fields it does not) leaves no marker behind but those the table keeps on purpose;
 every reference of tests/support/refcluster still matches after hashing, with and
 without --anonymize-drivers; the header's namespaces are hashed too. The replay of an
@@ -19,10 +19,12 @@ from support import REPO, Kplugin, refcluster
 from support.fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
-from kplugin.e2e import anonymize, entries, scenario
-from kplugin.e2e.anonymize import Act, Position, Rule
-from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import kinds
+from kplugin.scenario import entries
+from kplugin.scenario import format as scenario
+from kplugin.snapshot import anonymize
+from kplugin.snapshot.anonymize import Act, Position, Rule
+from kplugin.snapshot.anonymizer import Anonymizer
 
 SALT = "test-key"
 SERVED = [

@@ -8,11 +8,11 @@ CSINodes and CSIDrivers, CSIStorageCapacities, RuntimeClasses, the DRA objects
 workload-aware scheduling API's Workloads and PodGroups at the newest version served
 (kinds.GATED: a cluster that does not turn that API on serves none, and its scheduler
 reads none, so they are not "unread" there). Each object
-becomes a scenario entry (kplugin.e2e.entries: status, managedFields, uids and
+becomes a scenario entry (kplugin.scenario.entries: status, managedFields, uids and
 resourceVersions dropped), and the scenario is written as JSON with one entry per line,
 each section sorted by name: the same cluster gives the same bytes.
 
-``anonymize`` applies kplugin.e2e.anonymize's table to every entry: each field kept,
+``anonymize`` applies kplugin.snapshot.anonymize's table to every entry: each field kept,
 hashed through one keyed hash (HMAC-SHA256), renamed by position or dropped, so that
 every reference still matches (see that module). The key is ``salt``, by default the uid
 of the cluster's kube-system namespace: the same cluster gives the same names, which
@@ -20,7 +20,7 @@ nobody without access to the cluster can reverse by guessing. The header records
 kinds the snapshot could not read (``unread``), so a replay can say what it lacks.
 
 ``custom`` adds a project's own kinds (its config/crd/): each CRD as the cluster has it,
-and every object of its kind, kept whole (kplugin.e2e.entries). They cannot be
+and every object of its kind, kept whole (kplugin.scenario.entries). They cannot be
 anonymized: kplugin does not know which of their fields name the cluster.
 """
 
@@ -35,12 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.core.errors import OperationError, Setting
-from kplugin.e2e import entries
-from kplugin.e2e.anonymizer import Anonymizer
 from kplugin.kube import kinds
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import ApiError, Client
 from kplugin.model.project import Project
+from kplugin.scenario import entries
+from kplugin.scenario.source import UNREAD, unread_text
+from kplugin.snapshot.anonymizer import Anonymizer
 
 Counter = Callable[[str, int, int], None]
 CustomKinds = tuple[tuple[str, kinds.KindInfo], ...]  # a project's own kinds: (CRD name, its kind)
@@ -112,21 +113,6 @@ def _line(entry: dict[str, Any]) -> str:
 
 
 SECTIONS = ("namespaces", "priorityClasses", "nodes", "pods", "objects")
-UNREAD = "unread"  # the header's key: the kinds the snapshot could not read, and why
-
-
-def unread_text(unread: dict[str, str]) -> str:
-    """ "csinodes (forbidden), deviceclasses (not served)": sorted, one string (a
-    scenario's source holds strings, numbers and booleans)."""
-    return ", ".join(f"{plural} ({why})" for plural, why in sorted(unread.items()))
-
-
-def unread_note(source: dict[str, Any]) -> str | None:
-    """What a replay of a snapshot lacks, from its header, or None."""
-    unread = source.get(UNREAD)
-    if not isinstance(unread, str) or not unread:
-        return None
-    return f"the snapshot could not read {unread[:500]}: the replay has none of those objects"
 
 
 def take(client: Client, request: Request, write: Callable[[bytes], object], progress: Counter) -> Result:

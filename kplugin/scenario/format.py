@@ -59,9 +59,14 @@ from typing import Any
 
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import Setting, UsageError
-from kplugin.e2e import entries, schema
-from kplugin.e2e.reader import NODE_KEYS, POD_KEYS, Reader, under
-from kplugin.e2e.state import (
+from kplugin.kube import jsonstream, kinds
+from kplugin.model import crds
+from kplugin.model.apifacts import SCHEDULING_GROUP, pod_group_api
+from kplugin.model.points import GENERIC_WORKLOAD
+from kplugin.model.versions import Target
+from kplugin.scenario import entries, schema
+from kplugin.scenario.reader import NODE_KEYS, POD_KEYS, Reader, under
+from kplugin.scenario.state import (
     DEFAULT_CAPACITY,
     DELETED,
     NAMESPACE,
@@ -75,12 +80,7 @@ from kplugin.e2e.state import (
     PriorityClass,
     pod_key,
 )
-from kplugin.e2e.steps import STEP_ACTIONS, Step, StepAction, check_steps, object_key, read_step
-from kplugin.kube import jsonstream, kinds
-from kplugin.model import crds
-from kplugin.model.apifacts import SCHEDULING_GROUP, pod_group_api
-from kplugin.model.points import GENERIC_WORKLOAD
-from kplugin.model.versions import Target
+from kplugin.scenario.steps import STEP_ACTIONS, Step, StepAction, check_steps, object_key, read_step
 
 __all__ = [  # what the scenario format is made of, kept importable from here
     "DEFAULT_CAPACITY",

@@ -1,5 +1,5 @@
 """``kplugin snapshot --anonymize``: one rule per field of every kind a snapshot reads
-(applied by kplugin.e2e.anonymizer).
+(applied by kplugin.snapshot.anonymizer).
 
 ``TABLE`` says, for each field of each scenario entry (nodes, pods, namespaces and
 priority classes in the scenario's own shape, the other kinds as Kubernetes objects),
@@ -147,7 +147,7 @@ def _composite_template(depth: int) -> Rule:
 
 
 TABLE: dict[str, Fields] = {
-    # the scenario's own entries (kplugin.e2e.entries)
+    # the scenario's own entries (kplugin.scenario.entries)
     "Namespace": {"name": Act.NAMESPACE, "labels": Act.LABELS},
     "PriorityClass": {"name": H, "value": K, "globalDefault": K, "preemptionPolicy": K},
     "Node": {

@@ -22,8 +22,10 @@ from support.fakeapi import JsonHandler, serving
 
 from kplugin.core import yamlio
 from kplugin.core.errors import OperationError, UsageError
-from kplugin.e2e import anonymizer, entries, scenario
 from kplugin.kube import kubeconfig
+from kplugin.scenario import entries
+from kplugin.scenario import format as scenario
+from kplugin.snapshot import anonymizer
 
 
 def node(name: str, labels: dict[str, str] | None = None, **status: Any) -> dict[str, Any]:

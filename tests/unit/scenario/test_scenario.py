@@ -18,8 +18,8 @@ from support import REPO, Kplugin
 
 from kplugin.core import safefs
 from kplugin.core.errors import OperationError, UsageError
-from kplugin.e2e import scenario
 from kplugin.kube import controlplane, jsonstream
+from kplugin.scenario import format as scenario
 
 DATA = REPO / "tests" / "data"
 LIST = DATA / "kubectl-list.yaml"

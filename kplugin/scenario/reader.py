@@ -10,9 +10,9 @@ from typing import Any
 
 from kplugin.core import digest, names
 from kplugin.core.errors import UsageError
-from kplugin.e2e import entries, schema
-from kplugin.e2e.state import DEFAULT_CAPACITY, NAMESPACE, KubeObject, Namespace, Node, Pod, PriorityClass
 from kplugin.kube import kinds
+from kplugin.scenario import entries, schema
+from kplugin.scenario.state import DEFAULT_CAPACITY, NAMESPACE, KubeObject, Namespace, Node, Pod, PriorityClass
 
 ANNOTATIONS = schema.Map("an annotation key (e.g. example.com/hold)", schema.AnnotationValue())
 POD_FIELDS: dict[str, schema.Kind] = {

@@ -9,9 +9,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from kplugin.e2e import schema
-from kplugin.e2e.reader import Reader, under
-from kplugin.e2e.state import KubeObject, Node, Pod, pod_key
+from kplugin.scenario import schema
+from kplugin.scenario.reader import Reader, under
+from kplugin.scenario.state import KubeObject, Node, Pod, pod_key
 
 
 class StepAction(enum.StrEnum):
