@@ -9,7 +9,7 @@ import errno
 import os
 import re
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import click
 import typer
@@ -51,40 +51,56 @@ def root(
     golang.announce_with(note)  # "using go1.27.3 (GOTOOLCHAIN)": one line, when a version needs a newer Go
 
 
+class Command(NamedTuple):
+    module: str  # the module that declares it (imported only when the command runs)
+    summary: str  # the first line of its docstring, for the top-level help (a test keeps them equal)
+
+
 # Command modules register themselves on import; only the invoked one is imported
-# (building every command's parameters costs more start-up than the rest of kplugin).
+# (building every command's parameters costs more start-up than the rest of kplugin), and
+# listing the commands in the top-level help needs none of their modules.
 COMMANDS = {
-    "new": "kplugin.cli.new",
-    "adopt": "kplugin.cli.adopt",
-    "build": "kplugin.cli.build",
-    "render-config": "kplugin.cli.render_config",
-    "doctor": "kplugin.cli.doctor",
-    "versions": "kplugin.cli.versions",
-    "add": "kplugin.cli.add",
-    "upgrade": "kplugin.cli.upgrade",
-    "refresh": "kplugin.cli.upgrade",
-    "e2e": "kplugin.cli.e2e",
-    "snapshot": "kplugin.cli.snapshot",
-    "bench": "kplugin.cli.bench",
-}
-# The first line of each command's docstring, for the top-level help: listing the
-# commands then needs none of their modules (a test keeps these equal to the docstrings).
-SUMMARIES = {
-    "new": "Generate a complete scheduler plugin project.",
-    "adopt": "Make an existing scheduler-plugin repository a kplugin project: read it, write kplugin.yaml.",
-    "build": "Build the project's kube-scheduler (static) and its image, then verify the binary.",
-    "render-config": "Render the KubeSchedulerConfiguration for the project and a Kubernetes version.",
-    "doctor": "Find what silently breaks scheduler plugins in production. Exit 1 on any error.",
-    "versions": "The Kubernetes versions kplugin generates for.",
-    "add": "Add to an existing project: a plugin, an extension point of a plugin, or a kind of its own API.",
-    "upgrade": "Move the project to another Kubernetes version, keeping the plugin code as it is.",
-    "refresh": "Rewrite the generated files from the current Args and RBAC rules, at the project's own version.",
-    "e2e": "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",
-    "snapshot": "Export a real cluster's scheduling state (nodes, pods, volumes, DRA, pod groups) as an e2e scenario.",
-    "bench": "Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline.",
+    "new": Command("kplugin.cli.new", "Generate a complete scheduler plugin project."),
+    "adopt": Command(
+        "kplugin.cli.adopt",
+        "Make an existing scheduler-plugin repository a kplugin project: read it, write kplugin.yaml.",
+    ),
+    "build": Command(
+        "kplugin.cli.build", "Build the project's kube-scheduler (static) and its image, then verify the binary."
+    ),
+    "render-config": Command(
+        "kplugin.cli.render_config", "Render the KubeSchedulerConfiguration for the project and a Kubernetes version."
+    ),
+    "doctor": Command(
+        "kplugin.cli.doctor", "Find what silently breaks scheduler plugins in production. Exit 1 on any error."
+    ),
+    "versions": Command("kplugin.cli.versions", "The Kubernetes versions kplugin generates for."),
+    "add": Command(
+        "kplugin.cli.add",
+        "Add to an existing project: a plugin, an extension point of a plugin, or a kind of its own API.",
+    ),
+    "upgrade": Command(
+        "kplugin.cli.upgrade", "Move the project to another Kubernetes version, keeping the plugin code as it is."
+    ),
+    "refresh": Command(
+        "kplugin.cli.upgrade",
+        "Rewrite the generated files from the current Args and RBAC rules, at the project's own version.",
+    ),
+    "e2e": Command(
+        "kplugin.cli.e2e",
+        "Run the project's scheduler against a real local control plane and a scenario of nodes and pods.",
+    ),
+    "snapshot": Command(
+        "kplugin.cli.snapshot",
+        "Export a real cluster's scheduling state (nodes, pods, volumes, DRA, pod groups) as an e2e scenario.",
+    ),
+    "bench": Command(
+        "kplugin.cli.bench",
+        "Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline.",
+    ),
 }
 
-__all__ = ["COMMANDS", "SUMMARIES", "app", "main"]
+__all__ = ["COMMANDS", "Command", "app", "main"]
 
 
 def register(args: list[str]) -> None:
@@ -98,12 +114,12 @@ def register(args: list[str]) -> None:
     words = [a for a in args if not a.startswith("-")]
     bare_version = not words and "--version" in args and "--help" not in args
     if words and words[0] in COMMANDS:
-        importlib.import_module(COMMANDS[words[0]])
+        importlib.import_module(COMMANDS[words[0]].module)
     elif not bare_version:
         real = {c.name for c in app.registered_commands}
-        for name, summary in SUMMARIES.items():
+        for name, command in COMMANDS.items():
             if name not in real:
-                app.command(name, help=summary)(_listed_only)
+                app.command(name, help=command.summary)(_listed_only)
 
 
 def _listed_only() -> None:  # pragma: no cover - stands in for a command in the help only

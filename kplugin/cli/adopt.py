@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.options import DryRun
+from kplugin.cli.options import DryRun, json_option
 
 if TYPE_CHECKING:
     from kplugin.adopt.discover import Adoption
@@ -28,7 +28,7 @@ def adopt(
     name: Annotated[str | None, typer.Option("--name", help="Project name (default: the module's last part).")] = None,
     dry_run: DryRun = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing kplugin.yaml.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print what was found as JSON.")] = False,
+    as_json: Annotated[bool, json_option(help="Print what was found as JSON.")] = False,
     with_: Annotated[str | None, typer.Option("--with", help="Also write, where missing: workflow.")] = None,
 ) -> None:  # fmt: skip
     """Make an existing scheduler-plugin repository a kplugin project: read it, write kplugin.yaml."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.options import Keep, ProjectPath, RetargetTemplate, load_for_version
+from kplugin.cli.options import Keep, ProjectPath, RetargetTemplate, json_option, k8s_option, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
     from kplugin.bench.outcome import BenchOutcome
@@ -138,10 +138,10 @@ Pods = Annotated[
 ]
 K8s = Annotated[
     str | None,
-    typer.Option("--k8s", help="Kubernetes version (default: the project's); another one uses a retargeted copy."),
+    k8s_option(help="Kubernetes version (default: the project's); another one uses a retargeted copy."),
 ]
 Repeat = Annotated[int, typer.Option("--repeat", help="Pairs of runs (baseline and project, interleaved).")]
-Json = Annotated[bool, typer.Option("--json", help="Print scheduler_perf's DataItems JSON.")]
+Json = Annotated[bool, json_option(help="Print scheduler_perf's DataItems JSON.")]
 Threshold = Annotated[
     list[str] | None,
     typer.Option(

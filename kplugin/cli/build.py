@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.options import ProjectPath, RetargetTemplate, load_for_version
+from kplugin.cli.options import ProjectPath, RetargetTemplate, json_option, k8s_option, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
     from kplugin.builder import BuildResult, Choice
@@ -30,8 +30,7 @@ EPILOG = """Examples:
 
 K8s = Annotated[
     str | None,
-    typer.Option(
-        "--k8s",
+    k8s_option(
         help="Kubernetes version to build for. Default: the project's. Another version builds from a "
         "retargeted copy; the project is not changed.",
     ),
@@ -48,7 +47,7 @@ Push = Annotated[bool, typer.Option("--push", help="Push the image to the regist
 Network = Annotated[str | None, typer.Option("--network", help="Network for docker build RUN steps.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show the full build log.")]
 LogFile = Annotated[Path | None, typer.Option("--log-file", help="Write the full build log here.")]
-Json = Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")]
+Json = Annotated[bool, json_option(help="Print the result as one JSON object.")]
 Cgo = Annotated[
     bool,
     typer.Option("--cgo", help="CGO_ENABLED=1, where a dependency needs cgo: a dynamic binary (--builder local)."),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.options import ProjectPath
+from kplugin.cli.options import ProjectPath, json_option, k8s_option
 
 if TYPE_CHECKING:
     from kplugin.doctor import Finding
@@ -19,8 +19,8 @@ def doctor(
     path: ProjectPath = Path("."),
     config: Annotated[Path | None, typer.Option("--config", help="Scheduler config. Default: deploy/'s.")] = None,
     binary: Annotated[Path | None, typer.Option("--binary", help="kube-scheduler. Default: bin/'s, if built.")] = None,
-    k8s: Annotated[str | None, typer.Option("--k8s", help="Target version. Default: the project's.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    k8s: Annotated[str | None, k8s_option(help="Target version. Default: the project's.")] = None,
+    as_json: Annotated[bool, json_option(help="Print the findings as JSON.")] = False,
     list_rules: Annotated[
         bool, typer.Option("--list-rules", help="List every rule (id, check, severity, why, fix) and exit.")
     ] = False,

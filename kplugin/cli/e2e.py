@@ -15,6 +15,8 @@ from kplugin.cli.options import (
     Keep,
     ProjectPath,
     RetargetTemplate,
+    json_option,
+    k8s_option,
     load_for_version,
     refuse_shaping,
 )
@@ -100,9 +102,7 @@ CompareWith = Annotated[
 Reschedule = Annotated[
     str | None, typer.Option("--reschedule", help="Label selector: bound pods it matches are scheduled again.")
 ]
-K8s = Annotated[
-    str | None, typer.Option("--k8s", help="Replay on another Kubernetes version (a retargeted copy is built).")
-]
+K8s = Annotated[str | None, k8s_option(help="Replay on another Kubernetes version (a retargeted copy is built).")]
 Weights = Annotated[
     list[str] | None, typer.Option("--weight", help="PLUGIN=N score weight (repeatable), as render-config.")
 ]
@@ -124,7 +124,7 @@ Admin = Annotated[
     typer.Option("--admin", help="Run the scheduler with an admin token instead of deploy/rbac.yaml's account."),
 ]
 Verbosity = Annotated[int, typer.Option("--scheduler-v", help="kube-scheduler log level (-v).")]
-Json = Annotated[bool, typer.Option("--json", help="Print the placements (or the diff) as JSON.")]
+Json = Annotated[bool, json_option(help="Print the placements (or the diff) as JSON.")]
 ScoresShown = Annotated[
     Scores | None,
     typer.Option(

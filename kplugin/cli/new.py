@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.options import k8s_option
 from kplugin.model import points
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ Name = Annotated[
 ]
 K8s = Annotated[
     str | None,
-    typer.Option("--k8s", help="Kubernetes version: X.Y.Z, vX.Y.Z or X.Y. Default: newest supported."),
+    k8s_option(help="Kubernetes version: X.Y.Z, vX.Y.Z or X.Y. Default: newest supported."),
 ]
 Module = Annotated[str | None, typer.Option(help="Go module path. Default: example.com/NAME.")]
 Plugin = Annotated[str | None, typer.Option(help="Plugin name (PascalCase). Default: from NAME.")]

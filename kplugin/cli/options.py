@@ -2,7 +2,7 @@
 that the project directory, --template and --k8s name."""
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -81,3 +81,13 @@ def refuse_shaping(given: "Iterable[tuple[str, object]]") -> None:
             f"{flags[0]}: an adopted repository's configuration is its own (render-config shows it); change that "
             "file, or leave the option out"
         )
+
+
+def k8s_option(help: str) -> Any:
+    """--k8s, spelled here once; each command says what the version is for."""
+    return typer.Option("--k8s", help=help)
+
+
+def json_option(help: str) -> Any:
+    """--json, spelled here once; each command says what it prints."""
+    return typer.Option("--json", help=help)

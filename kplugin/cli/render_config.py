@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kplugin.cli import app
-from kplugin.cli.options import Force, Output, ProjectPath, refuse_shaping
+from kplugin.cli.options import Force, Output, ProjectPath, k8s_option, refuse_shaping
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -26,7 +26,7 @@ EPILOG = """Examples:
 """
 
 
-K8s = Annotated[str | None, typer.Option("--k8s", help="Target Kubernetes version. Default: the project's.")]
+K8s = Annotated[str | None, k8s_option(help="Target Kubernetes version. Default: the project's.")]
 ApiVersion = Annotated[
     str | None, typer.Option("--api-version", help="Config API version (v1; v1beta3 only where served).")
 ]

@@ -9,7 +9,7 @@ import typer
 
 from kplugin.cli import app
 from kplugin.cli.changes import report
-from kplugin.cli.options import DryRun, KeepEdited, ProjectPath, Template, load_project
+from kplugin.cli.options import DryRun, KeepEdited, ProjectPath, Template, json_option, k8s_option, load_project
 
 if TYPE_CHECKING:
     from kplugin.model.project import Project
@@ -28,11 +28,11 @@ EPILOG = """Examples:
 @app.command(epilog=EPILOG)
 def upgrade(
     path: ProjectPath = Path("."),
-    k8s: Annotated[str | None, typer.Option("--k8s", help="Target Kubernetes version: X.Y.Z, vX.Y.Z or X.Y.")] = None,
+    k8s: Annotated[str | None, k8s_option(help="Target Kubernetes version: X.Y.Z, vX.Y.Z or X.Y.")] = None,
     keep_edited: KeepEdited = False,
     no_tidy: Annotated[bool, typer.Option("--no-tidy", help="Skip go mod tidy (go.sum not updated).")] = False,
     dry_run: DryRun = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    as_json: Annotated[bool, json_option(help="Print the result as one JSON object.")] = False,
     template: Template = None,
 ) -> None:
     """Move the project to another Kubernetes version, keeping the plugin code as it is."""
@@ -96,7 +96,7 @@ def refresh(
     path: ProjectPath = Path("."),
     keep_edited: KeepEdited = False,
     dry_run: DryRun = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    as_json: Annotated[bool, json_option(help="Print the result as one JSON object.")] = False,
     template: Template = None,
 ) -> None:
     """Rewrite the generated files from the current Args and RBAC rules, at the project's own version."""

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kplugin.cli import app
+from kplugin.cli.options import json_option
 
 if TYPE_CHECKING:
     from kplugin.cli.console import Grid
@@ -31,7 +32,7 @@ PRE_HINTS = {
 
 @app.command()
 def versions(
-    as_json: Annotated[bool, typer.Option("--json", help="Print the matrix as JSON.")] = False,
+    as_json: Annotated[bool, json_option(help="Print the matrix as JSON.")] = False,
     all_: Annotated[bool, typer.Option("--all", help="Include catalogued minors without templates yet.")] = False,
 ) -> None:
     """The Kubernetes versions kplugin generates for."""

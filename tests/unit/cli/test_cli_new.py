@@ -246,14 +246,13 @@ def test_generated_tree_layout(kplugin: New, tmp_path: Path) -> None:
 
 
 def test_top_level_help_summaries_match_commands() -> None:
-    """The top-level help lists commands from SUMMARIES without importing them."""
+    """The top-level help lists commands from COMMANDS' summaries without importing them."""
     import importlib
 
-    from kplugin.cli import COMMANDS, SUMMARIES, app
+    from kplugin.cli import COMMANDS, app
 
-    assert set(SUMMARIES) == set(COMMANDS)
-    for module in COMMANDS.values():
-        importlib.import_module(module)
+    for command in COMMANDS.values():
+        importlib.import_module(command.module)
     docs = {
         info.name or info.callback.__name__.replace("_", "-"): (info.callback.__doc__ or "").strip().splitlines()[0]
         for info in app.registered_commands
@@ -262,8 +261,9 @@ def test_top_level_help_summaries_match_commands() -> None:
     for group in app.registered_groups:  # kplugin add: a group of subcommands
         assert group.typer_instance is not None
         docs[str(group.typer_instance.info.name)] = str(group.typer_instance.info.help)
-    for name, summary in SUMMARIES.items():
-        assert docs[name] == summary, name
+    assert set(docs) == set(COMMANDS)
+    for name, command in COMMANDS.items():
+        assert docs[name] == command.summary, name
 
 
 def test_top_level_help_lists_every_command() -> None:

@@ -126,8 +126,8 @@ def test_the_scan_sees_messages_and_skips_command_lines(tmp_path: Path) -> None:
 
 
 def _cli_options() -> set[str]:
-    for module in COMMANDS.values():
-        importlib.import_module(module)
+    for command in COMMANDS.values():
+        importlib.import_module(command.module)
     options: set[str] = set()
 
     def walk(command: click.Command) -> None:
