@@ -12,9 +12,39 @@ and a List of the same cluster give the same scenario.
 from __future__ import annotations
 
 import copy
+from enum import StrEnum
 from typing import Any
 
 from kplugin.kube import kinds
+
+
+class Section(StrEnum):
+    """A scenario's sections of entries, in the order a snapshot writes them; each but
+    ``objects`` (objects of any other kind) holds one kind."""
+
+    NAMESPACES = "namespaces"
+    PRIORITY_CLASSES = "priorityClasses"
+    NODES = "nodes"
+    PODS = "pods"
+    OBJECTS = "objects"
+
+    @property
+    def kind(self) -> str | None:
+        """The kind of its entries (None: objects, of their own kinds)."""
+        return _KIND_OF.get(self)
+
+    @classmethod
+    def of_kind(cls, kind: str) -> Section:
+        """The section an object of ``kind`` goes to."""
+        return next((s for s, k in _KIND_OF.items() if k == kind), cls.OBJECTS)
+
+
+_KIND_OF = {
+    Section.NAMESPACES: "Namespace",
+    Section.PRIORITY_CLASSES: "PriorityClass",
+    Section.NODES: "Node",
+    Section.PODS: "Pod",
+}
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server
@@ -233,16 +263,18 @@ def object_entry(obj: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def entry_of(obj: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+def entry_of(obj: dict[str, Any]) -> tuple[Section, dict[str, Any] | None]:
     """(section, entry) for a Kubernetes object of a kind kplugin knows: the section of
     the scenario it goes to; the entry is None for what a scenario leaves out."""
-    kind = obj.get("kind")
-    if kind == "Node":
-        return "nodes", node_entry(obj)
-    if kind == "Pod":
-        return "pods", pod_entry(obj)
-    if kind == "Namespace":
-        return "namespaces", namespace_entry(obj)
-    if kind == "PriorityClass":
-        return "priorityClasses", priority_class_entry(obj)
-    return "objects", object_entry(obj)
+    section = Section.of_kind(str(obj.get("kind")))
+    match section:
+        case Section.NODES:
+            return section, node_entry(obj)
+        case Section.PODS:
+            return section, pod_entry(obj)
+        case Section.NAMESPACES:
+            return section, namespace_entry(obj)
+        case Section.PRIORITY_CLASSES:
+            return section, priority_class_entry(obj)
+        case Section.OBJECTS:
+            return section, object_entry(obj)

@@ -65,6 +65,7 @@ from kplugin.model.apifacts import SCHEDULING_GROUP, pod_group_api
 from kplugin.model.points import GENERIC_WORKLOAD
 from kplugin.model.versions import Target
 from kplugin.scenario import entries, schema
+from kplugin.scenario.entries import Section
 from kplugin.scenario.reader import NODE_KEYS, POD_KEYS, Reader, under
 from kplugin.scenario.state import (
     DEFAULT_CAPACITY,
@@ -228,16 +229,17 @@ class _ScenarioReader(Reader):
             section, entry = entries.entry_of(obj)
             if entry is None:
                 continue
-            if section == "nodes":
-                self.nodes.append(self.node(entry, at, label))
-            elif section == "pods":
-                self.pods.append(self.pod(entry, at, label))
-            elif section == "namespaces":
-                self.namespaces.append(self.namespace_entry(entry, at, label))
-            elif section == "priorityClasses":
-                self.classes.append(self.priority_class(entry, at, label))
-            else:
-                self.objects.append(self.kube_object(entry, where))
+            match section:
+                case Section.NODES:
+                    self.nodes.append(self.node(entry, at, label))
+                case Section.PODS:
+                    self.pods.append(self.pod(entry, at, label))
+                case Section.NAMESPACES:
+                    self.namespaces.append(self.namespace_entry(entry, at, label))
+                case Section.PRIORITY_CLASSES:
+                    self.classes.append(self.priority_class(entry, at, label))
+                case Section.OBJECTS:
+                    self.objects.append(self.kube_object(entry, where))
 
     # --- the whole ---------------------------------------------------------------------
 

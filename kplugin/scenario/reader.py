@@ -199,8 +199,7 @@ class Reader:
         if not isinstance(kind, str) or not kinds.KIND_NAME.fullmatch(kind):
             raise self.fail(f"{where}.kind", f"{schema.shown(kind)} is not a kind's name (e.g. PodGroup)")
         if kind in kinds.CORE:
-            section = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces"}.get(kind, "priorityClasses")
-            raise self.fail(f"{where}.kind", f"a {kind} goes under {section}, not objects")
+            raise self.fail(f"{where}.kind", f"a {kind} goes under {entries.Section.of_kind(kind)}, not objects")
         info = kinds.BY_KIND.get(kind)
         if info is None:
             return self.custom_object(entry, kind, where)

@@ -343,4 +343,3 @@ TABLE: dict[str, Fields] = {
 for _kind, _rule in TABLE.items():
     if "metadata" in _rule:
         TABLE[_kind] = {"apiVersion": K, "kind": K, **_rule}
-SECTION_KIND = {"namespaces": "Namespace", "priorityClasses": "PriorityClass", "nodes": "Node", "pods": "Pod"}

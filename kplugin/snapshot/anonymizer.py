@@ -11,8 +11,9 @@ from typing import Any
 
 from kplugin.core.errors import OperationError
 from kplugin.scenario import entries
+from kplugin.scenario.entries import Section
 from kplugin.scenario.format import EXISTING_NAMESPACES
-from kplugin.snapshot.anonymize import SECTION_KIND, TABLE, Act, Position, Rule
+from kplugin.snapshot.anonymize import TABLE, Act, Position, Rule
 
 _DROP = object()
 Fn = Callable[[Any, Any, int], Any]  # (value, the mapping it is in, its position) -> new value or _DROP
@@ -140,9 +141,9 @@ class Anonymizer:
                 name = str(volume.get("name"))
                 self._ephemeral[(namespace, f"{pod}-{name}")] = f"{self.word(pod)}-{self.word(name)}"
 
-    def entry(self, section: str, entry: dict[str, Any]) -> dict[str, Any]:
-        kind = str(entry.get("kind")) if section == "objects" else SECTION_KIND[section]
-        meta = entry.get("metadata") if section == "objects" else entry
+    def entry(self, section: Section, entry: dict[str, Any]) -> dict[str, Any]:
+        kind = section.kind or str(entry.get("kind"))
+        meta = entry.get("metadata") if section is Section.OBJECTS else entry
         self._namespace = str(meta.get("namespace") or "") if isinstance(meta, dict) else ""
         apply = self._compiled.get(kind)
         if apply is None:

@@ -40,6 +40,7 @@ from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import ApiError, Client
 from kplugin.model.project import Project
 from kplugin.scenario import entries
+from kplugin.scenario.entries import Section
 from kplugin.scenario.source import UNREAD, unread_text
 from kplugin.snapshot.anonymizer import Anonymizer
 
@@ -112,9 +113,6 @@ def _line(entry: dict[str, Any]) -> str:
     return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-SECTIONS = ("namespaces", "priorityClasses", "nodes", "pods", "objects")
-
-
 def take(client: Client, request: Request, write: Callable[[bytes], object], progress: Counter) -> Result:
     """Read the cluster through ``client`` and ``write`` the scenario (see the module
     docstring). Reading everything comes first; nothing is written if it fails."""
@@ -159,7 +157,7 @@ class _Reading:
         self.result = result
         self.anonymizer = anonymizer
         self.wanted = set(request.namespaces)
-        self.lines: dict[str, list[tuple[tuple[Any, ...], str]]] = {s: [] for s in SECTIONS}
+        self.lines: dict[Section, list[tuple[tuple[Any, ...], str]]] = {s: [] for s in Section}
         self.bound_nodes: list[tuple[str, str]] = []  # (pod's key, its node), checked at the end
 
     def paths(self, info: kinds.KindInfo) -> list[str]:
@@ -172,18 +170,18 @@ class _Reading:
         if entry is None:
             return
         if self.anonymizer is not None:
-            if section == "pods":
+            if section is Section.PODS:
                 self.anonymizer.pod_object(obj)  # its ephemeral claims, named after it, come later
             entry = self.anonymizer.entry(section, entry)
-        meta = entry.get("metadata") if section == "objects" else entry
+        meta = entry.get("metadata") if section is Section.OBJECTS else entry
         assert isinstance(meta, dict)
         rank = 0
-        if section == "objects":
+        if section is Section.OBJECTS:
             known = kinds.known(entry["apiVersion"], entry["kind"])
             rank = known.rank if known is not None else kinds.CUSTOM_RANK
         key = (rank, str(meta.get("namespace") or ""), str(meta.get("name")))
         self.lines[section].append((key, _line(entry)))
-        if section == "pods" and entry.get("nodeName"):
+        if section is Section.PODS and entry.get("nodeName"):
             self.bound_nodes.append((f"{entry.get('namespace')}/{entry.get('name')}", str(entry["nodeName"])))
 
     def custom_definitions(self) -> None:
@@ -253,11 +251,13 @@ class _Reading:
 
     def drop_orphans(self) -> None:
         """Pods bound to nodes that are gone by now (a node deleted while listing)."""
-        nodes = {json.loads(line)["name"] for _, line in self.lines["nodes"]}
+        nodes = {json.loads(line)["name"] for _, line in self.lines[Section.NODES]}
         orphans = {pod for pod, node in self.bound_nodes if node not in nodes}
         if orphans:
             self.result.notes.append(f"{len(orphans)} pod(s) bound to nodes that no longer exist left out")
-            self.lines["pods"] = [(k, line) for k, line in self.lines["pods"] if f"{k[1]}/{k[2]}" not in orphans]
+            self.lines[Section.PODS] = [
+                (k, line) for k, line in self.lines[Section.PODS] if f"{k[1]}/{k[2]}" not in orphans
+            ]
 
     def source(self) -> dict[str, Any]:
         """The scenario's source: the cluster's version, what was anonymized and left out."""
@@ -283,7 +283,7 @@ class _Reading:
             write(data)
 
         emit('{"source":' + _line(self.source()))
-        for section in SECTIONS:
+        for section in Section:
             rows = sorted(self.lines[section])
             self.result.counts[section] = len(rows)
             emit(f',\n"{section}":[')

@@ -25,6 +25,7 @@ from kplugin.core.errors import OperationError, UsageError
 from kplugin.kube import kubeconfig
 from kplugin.scenario import entries
 from kplugin.scenario import format as scenario
+from kplugin.scenario.entries import Section
 from kplugin.snapshot import anonymizer
 
 
@@ -416,7 +417,7 @@ def test_anonymizer_is_one_keyed_hash() -> None:
     assert len(a.word("x" * 300)) == 16
     quota = {"apiVersion": "quota.example.com/v1alpha1", "kind": "Quota", "metadata": {"name": "team-a"}}
     with pytest.raises(OperationError, match="no anonymization rules for Quota objects"):
-        a.entry("objects", quota)  # a kind without rules is never passed on as it is
+        a.entry(Section.OBJECTS, quota)  # a kind without rules is never passed on as it is
 
 
 def test_unreachable_and_unauthorized_clusters_are_one_line(
