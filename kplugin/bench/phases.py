@@ -133,28 +133,29 @@ class WorkloadRun:
                 raise churn.error
 
     def execute(self, op: Op) -> None:
-        if isinstance(op, CreateNamespaces):
-            for name in op.names:
-                self.cluster.ensure_namespace(name, op.template)
-        elif isinstance(op, CreateNodes):
-            create_nodes(self.cluster, op, self.settings, self.reporter, run=self.number)
-        elif isinstance(op, CreatePods):
-            self.create_pods(op)
-        elif isinstance(op, CreatePodGroups):
-            self.create_pod_groups(op)
-        elif isinstance(op, Barrier):
-            self.barrier(op)
-        elif isinstance(op, Churn):
-            self.cluster.ensure_namespace(op.namespace)
-            churn = _Churn(self, op)
-            self.churns.append(churn)
-            churn.thread.start()
-        elif isinstance(op, Sleep):
-            self.reporter.step(f"{self.label}: sleep {op.seconds:g}s")
-            deadline = time.monotonic() + op.seconds
-            while (left := deadline - time.monotonic()) > 0:
-                self.check()
-                time.sleep(min(left, 0.25))
+        match op:
+            case CreateNamespaces():
+                for name in op.names:
+                    self.cluster.ensure_namespace(name, op.template)
+            case CreateNodes():
+                create_nodes(self.cluster, op, self.settings, self.reporter, run=self.number)
+            case CreatePods():
+                self.create_pods(op)
+            case CreatePodGroups():
+                self.create_pod_groups(op)
+            case Barrier():
+                self.barrier(op)
+            case Churn():
+                self.cluster.ensure_namespace(op.namespace)
+                churn = _Churn(self, op)
+                self.churns.append(churn)
+                churn.thread.start()
+            case Sleep():
+                self.reporter.step(f"{self.label}: sleep {op.seconds:g}s")
+                deadline = time.monotonic() + op.seconds
+                while (left := deadline - time.monotonic()) > 0:
+                    self.check()
+                    time.sleep(min(left, 0.25))
 
     def _pool(self, op: CreatePods | CreatePodGroups, what: str, make: Make) -> PooledCreation:
         """The op's objects, to be created by the pool; an object the API server refuses
