@@ -16,7 +16,7 @@ from typing import Any
 
 from kplugin.bench.loadgen import CreationStats, PooledCreation, RateLimiter
 from kplugin.bench.ops import CreateNodes
-from kplugin.bench.plan import BenchInputs, BenchProgress, Settings
+from kplugin.bench.plan import Bars, BenchInputs, Settings
 from kplugin.core.errors import OperationError, Setting, UsageError
 from kplugin.kube.apiclient import ApiError, Client, query
 from kplugin.kube.cluster import KWOK_ANNOTATIONS
@@ -138,7 +138,7 @@ def _node_prefix(cluster: BenchCluster, op: CreateNodes) -> str:
 
 
 def create_nodes(
-    cluster: BenchCluster, op: CreateNodes, settings: Settings, reporter: BenchProgress, run: int | None
+    cluster: BenchCluster, op: CreateNodes, settings: Settings, reporter: Bars, run: int | None
 ) -> CreationStats:
     """A createNodes op's nodes (``run`` None: the cluster's own, created once and kept
     for every run)."""
@@ -190,7 +190,7 @@ def remove_run(cluster: BenchCluster, number: int) -> None:
     _wait_gone(cluster.client, query("/api/v1/pods", label_selector=selector), f"pods of run {number}")
 
 
-def remove_everything(cluster: BenchCluster, reporter: BenchProgress, finalize_after: float = 10.0) -> list[str]:
+def remove_everything(cluster: BenchCluster, reporter: Bars, finalize_after: float = 10.0) -> list[str]:
     """Remove all that has this invocation's label from an existing cluster: pods, nodes,
     then namespaces. Returns notes for the user. A namespace whose deletion no namespace
     controller takes up (a bare API server) is finalized by kplugin once it is empty of

@@ -7,23 +7,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from kplugin.bench.outcome import BenchOutcome
-from kplugin.bench.plan import BenchInputs, BenchProgress, Settings
+from kplugin.bench.plan import Bars, BenchInputs, Settings
 from kplugin.bench.run import check_config, prepare
 from kplugin.bench.run import run as run_pairs
 from kplugin.builder import BuilderName, BuildRequest, Choice
 from kplugin.builder.ready import ready
-from kplugin.core import progress
+from kplugin.core.progress import Observer
 from kplugin.kube import controlplane
 from kplugin.kube.kubeconfig import Kubeconfig
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
-
-
-class Observer(BenchProgress, progress.Observer, Protocol):
-    """What a benchmark tells the person waiting: steps, bars and notes."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +50,7 @@ def run(request: Request, observer: Observer) -> BenchOutcome:
         request.project, request.target, build, choice, job, observer, control_plane=local, keep_binary=False
     ) as done:
         observer.step(_headline(done.inputs, request.settings.repeat))
-        return run_pairs(done.inputs, done.scheduler, done.apiserver, request.settings, observer)
+        return run_pairs(done.inputs, done.scheduler, done.apiserver, request.settings, Bars(observer))
 
 
 class _Job:

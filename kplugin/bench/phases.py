@@ -30,7 +30,7 @@ from kplugin.bench.ops import (
     Workload,
 )
 from kplugin.bench.outcome import QueueFacts, RunResult, run_result
-from kplugin.bench.plan import BenchProfile, BenchProgress, Settings
+from kplugin.bench.plan import Bars, BenchProfile, Settings
 from kplugin.bench.scheduler import FLUSH_SECONDS, Scheduler, cpu_seconds, own_cpu
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.kube.apiclient import ApiError, query
@@ -112,7 +112,7 @@ class WorkloadRun:
     scheduler: Scheduler
     watch: BindWatch
     settings: Settings
-    reporter: BenchProgress
+    reporter: Bars
     workload: Workload
     apiserver_pid: int | None
     plugins: tuple[str, ...]

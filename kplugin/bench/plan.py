@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from kplugin.bench.ops import Workload
 from kplugin.config.own import OwnConfig
+from kplugin.core.progress import Observer
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Endpoint
 from kplugin.model.manifests import GateFlags
@@ -99,13 +100,28 @@ def scheduler_document(profile: BenchProfile, kubeconfig: Path, settings: Settin
     return document
 
 
-class BenchProgress(Protocol):
-    """Progress for a person: a line per step, a bar for counted work."""
+class Bars:
+    """bench's phases told to a kplugin.core.progress.Observer: its steps, and each
+    counted phase as counts of one ``what``; a phase that ends short of its total says
+    where it stopped."""
 
-    def step(self, text: str) -> None: ...
+    def __init__(self, observer: Observer) -> None:
+        self.observer = observer
+        self.what, self.total, self.done = "", 0, 0
 
-    def bar(self, text: str, total: int) -> None: ...
+    def step(self, text: str) -> None:
+        self.observer.step(text)
 
-    def advance(self, done: int) -> None: ...
+    def bar(self, text: str, total: int) -> None:
+        self.what, self.total, self.done = text, total, 0
+        self.observer.count(text, 0, total)
 
-    def finish(self) -> None: ...
+    def advance(self, done: int) -> None:
+        if done != self.done:
+            self.done = done
+            self.observer.count(self.what, done, self.total)
+
+    def finish(self) -> None:
+        if self.what and self.done < self.total:
+            self.observer.step(f"{self.what}: {self.done}/{self.total}")
+        self.what = ""

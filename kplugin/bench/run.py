@@ -42,9 +42,9 @@ from kplugin.bench.ops import MAX_NODES, MAX_PODS, Workload, check_count
 from kplugin.bench.outcome import BenchOutcome, RunResult
 from kplugin.bench.phases import WorkloadRun
 from kplugin.bench.plan import (
+    Bars,
     BenchInputs,
     BenchProfile,
-    BenchProgress,
     Settings,
     own_profiles,
     profiles,
@@ -127,7 +127,7 @@ def _one_run(
     inputs: BenchInputs,
     binary: Path,
     settings: Settings,
-    reporter: BenchProgress,
+    reporter: Bars,
     work: Path,
     apiserver_pid: int | None,
 ) -> RunResult:
@@ -178,9 +178,7 @@ def _one_run(
     return replace(run.result, peak_rss=peak, cpu_chunks=tuple(run.profile_chunks))
 
 
-def run(
-    inputs: BenchInputs, binary: Path, apiserver: Path | None, settings: Settings, reporter: BenchProgress
-) -> BenchOutcome:
+def run(inputs: BenchInputs, binary: Path, apiserver: Path | None, settings: Settings, reporter: Bars) -> BenchOutcome:
     """The benchmark: the cluster's nodes once, then ``settings.repeat`` pairs of runs."""
     started = time.monotonic()
     bench_id = secrets.token_hex(3)
@@ -255,7 +253,7 @@ class _Target:
 
 
 def _enter(
-    stack: contextlib.ExitStack, inputs: BenchInputs, apiserver: Path | None, work: Path, reporter: BenchProgress
+    stack: contextlib.ExitStack, inputs: BenchInputs, apiserver: Path | None, work: Path, reporter: Bars
 ) -> _Target:
     """A local control plane (kube-apiserver ``apiserver``, with the gates the plugins'
     points need), or the cluster of --kubeconfig; closed with ``stack``."""
@@ -275,7 +273,7 @@ def _enter(
     return _Target(client, inputs.kubeconfig.write_narrowed(work / "kubeconfig"), None, endpoint.server)
 
 
-def _create_crds(client: Client, project: Project, reporter: BenchProgress) -> None:
+def _create_crds(client: Client, project: Project, reporter: Bars) -> None:
     """The project's CRDs on the local control plane, served before a scheduler starts (a
     plugin's informers of them would never sync otherwise)."""
     definitions = project.crd_definitions()
@@ -293,7 +291,7 @@ def _create_crds(client: Client, project: Project, reporter: BenchProgress) -> N
 
 
 def _merged_profiles(
-    runs: list[Any], inputs: BenchInputs, settings: Settings, reporter: BenchProgress, notices: list[str]
+    runs: list[Any], inputs: BenchInputs, settings: Settings, reporter: Bars, notices: list[str]
 ) -> tuple[cpuprofile.CpuProfile, ...]:
     """The runs' CPU profiles, merged per profile (--cpu-profiles); none when not asked or
     when pprof fails (the benchmark's figures stand without them: said in ``notices``)."""

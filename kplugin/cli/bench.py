@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -34,76 +33,6 @@ EPILOG = """Examples:
 """
 
 REPORT_SUFFIXES = (".html", ".htm", ".svg")
-
-
-class _Progress:
-    """The benchmark's progress on stderr (kplugin.bench.job.Observer): a Rich bar on a
-    terminal, lines elsewhere."""
-
-    def __init__(self) -> None:
-        from kplugin.cli.console import _is_tty
-
-        self.tty = _is_tty()
-        self.live: Any = None
-        self.task: Any = None
-        self.text = ""
-        self.total = 0
-        self.done = 0
-        self.started = 0.0
-
-    def step(self, text: str) -> None:
-        from kplugin.cli.console import say
-
-        self.finish()
-        say(text)
-
-    def bar(self, text: str, total: int) -> None:
-        self.finish()
-        self.text, self.total, self.done, self.started = text, total, 0, time.monotonic()
-        if self.tty:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            from kplugin.cli.console import _rich
-
-            self.live = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=_rich(),
-                transient=True,
-            )
-            self.live.start()
-            self.task = self.live.add_task(text, total=total)
-
-    def advance(self, done: int) -> None:
-        self.done = done
-        if self.live is not None:
-            self.live.update(self.task, completed=done)
-
-    def count(self, what: str, done: int, total: int) -> None:
-        if what != self.text:
-            self.bar(what, total)
-        self.advance(done)
-        if done >= total:
-            self.finish()
-
-    def note(self, text: str) -> None:
-        from kplugin.cli.console import note
-
-        note(text)
-
-    def finish(self) -> None:
-        from kplugin.cli.console import say
-
-        if not self.text:
-            return
-        if self.live is not None:
-            self.live.stop()
-            self.live = None
-        seconds = time.monotonic() - self.started
-        say(f"{self.text}: {self.done}/{self.total} in {seconds:.1f}s")
-        self.text = ""
 
 
 def _check_report(report: Path | None) -> Path | None:
@@ -211,6 +140,7 @@ def bench(
     """Measure what the project's plugins cost the scheduler: throughput, latency, CPU, against a baseline."""
     from kplugin.bench import job
     from kplugin.bench.plan import Settings
+    from kplugin.cli.progress import Reporter
     from kplugin.core import safefs
 
     profiles_to = None if cpu_profile is None else safefs.output_directory(cpu_profile, "--cpu-profile")
@@ -230,18 +160,10 @@ def bench(
     report_target = _check_report(report)
     pinned, target = load_for_version(path, template, k8s, adopted=True)
     request = job.Request(
-        project=pinned,
-        target=target,
-        workload=workload,
-        case=case,
-        nodes=nodes,
-        pods=pods,
-        kubeconfig=kubeconfig,
-        context=context,
-        allow_existing_pods=allow_existing_pods,
-        settings=settings,
+        pinned, target, workload, case, nodes, pods, kubeconfig, context, allow_existing_pods, settings
     )
-    outcome = job.run(request, _Progress())
+    with Reporter(f"bench: {pinned.name} on Kubernetes {target.version}…") as reporter:
+        outcome = job.run(request, reporter)
     _print(outcome, as_json, thresholds, report, report_target)
 
 

@@ -13,7 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from kplugin.core.errors import OperationError
-from kplugin.e2e.session import CreationTotals, Feedback, ReplayProfile
+from kplugin.core.progress import Observer
+from kplugin.e2e.session import CreationTotals, ReplayProfile
 from kplugin.kube import bulk, discovery, kinds
 from kplugin.kube.apiclient import MERGE_PATCH
 from kplugin.kube.cluster import KWOK_ANNOTATIONS, Cluster
@@ -130,7 +131,7 @@ def status_request(obj: KubeObject, target: Cluster) -> bulk.Request | None:
     )
 
 
-def create_state(scenario: Scenario, profile: ReplayProfile, target: Cluster, feedback: Feedback) -> CreationTotals:
+def create_state(scenario: Scenario, profile: ReplayProfile, target: Cluster, feedback: Observer) -> CreationTotals:
     """Namespaces, classes, RuntimeClasses and CRDs first (pods' admission reads the
     classes; a CRD must be Established before its objects), then the other objects and
     the nodes, then the pods, then the statuses objects keep. ``scenario``'s custom kinds
@@ -205,7 +206,7 @@ def queue_order(scenario: Scenario, pods: Iterable[Pod]) -> list[Pod]:
     return sorted(pods, key=key)
 
 
-def create_pending(profile: ReplayProfile, target: Cluster, feedback: Feedback, pods: list[Pod]) -> bulk.Result:
+def create_pending(profile: ReplayProfile, target: Cluster, feedback: Observer, pods: list[Pod]) -> bulk.Result:
     """Pending pods one at a time in queue order, to a scheduler that is running: each
     arrives as an event of its own, in that order, whether the scheduler keeps up or a
     backlog builds (a scheduler's first list of pods comes in no fixed order), so a

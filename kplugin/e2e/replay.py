@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kplugin.core.progress import Observer
 from kplugin.e2e import logs
 from kplugin.e2e.create import (
     create_pending,
@@ -31,7 +32,7 @@ from kplugin.e2e.create import (
     resolve_kinds,
     status_request,
 )
-from kplugin.e2e.session import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session
+from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session
 from kplugin.e2e.watch import PodState, PodWatch, Refusals, probe, settle
 from kplugin.kube import discovery, kinds
 from kplugin.kube.apiclient import MERGE_PATCH
@@ -41,7 +42,6 @@ from kplugin.scenario.state import pod_key
 
 __all__ = [  # what a replay takes and gives (kplugin.e2e.session), kept importable from here
     "CreationTotals",
-    "Feedback",
     "PodPlacement",
     "ReplayProfile",
     "Session",
@@ -168,7 +168,7 @@ def replay(
     *,
     timeout: float,
     verbosity: int,
-    feedback: Feedback,
+    feedback: Observer,
 ) -> Session:
     """Replay ``scenario`` on ``target`` (entered already) with ``profile``."""
     feedback.step(f"{profile.label}: creating the cluster state")

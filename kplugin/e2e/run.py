@@ -17,13 +17,13 @@ from typing import Any
 
 from kplugin.config import render
 from kplugin.core.errors import OperationError, Setting
-from kplugin.core.progress import Progress
+from kplugin.core.progress import Observer, Progress
 from kplugin.e2e.adopted import OwnConfig
 from kplugin.e2e.gates import gate_flags
 from kplugin.e2e.groups import Group, group_json, groups
 from kplugin.e2e.logs import Narrowing
 from kplugin.e2e.rbac import RBAC_FILE, check_rules_cover, rbac_beyond, rbac_documents
-from kplugin.e2e.replay import CreationTotals, Feedback, PodPlacement, ReplayProfile, Session, replay
+from kplugin.e2e.replay import CreationTotals, PodPlacement, ReplayProfile, Session, replay
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster, Existing, Local
@@ -263,7 +263,7 @@ def sessions(
     scheduler: Path,
     targets: ClusterFactory,
     options: Options,
-    feedback: Feedback,
+    feedback: Observer,
     labels: tuple[ProfileLabel, ...] = (ProfileLabel.PLUGIN,),
 ) -> Iterator[tuple[Session, Path | None]]:
     """The run of kplugin e2e once its scheduler is built: start each target (a control

@@ -5,19 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from kplugin.e2e.logs import GroupLog, Narrowing, NodeRejection, NodeScore, Requeue
 from kplugin.kube import bulk
 from kplugin.scenario.state import DELETED, PENDING, PREEMPTED
-
-
-class Feedback(Protocol):
-    """Where a replay reports its steps and counts: the part of a kplugin.core.progress.Observer it uses."""
-
-    def step(self, text: str) -> None: ...
-
-    def count(self, what: str, done: int, total: int) -> None: ...
 
 
 @dataclass(frozen=True)

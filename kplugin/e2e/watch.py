@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.core.errors import OperationError
+from kplugin.core.progress import Observer
 from kplugin.e2e import logs
-from kplugin.e2e.session import Feedback, ReplayProfile
+from kplugin.e2e.session import ReplayProfile
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster
 from kplugin.scenario.state import DELETED, PAUSE_IMAGE, PENDING, PREEMPTED
@@ -177,7 +178,7 @@ def settle(
     wanted: set[str],
     target: Cluster,
     timeout: float,
-    feedback: Feedback,
+    feedback: Observer,
     what: str,
     expect: dict[str, tuple[str, ...]],
     refusals: Refusals | None = None,
