@@ -29,7 +29,7 @@ def adopt(
     dry_run: DryRun = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing kplugin.yaml.")] = False,
     as_json: Annotated[bool, json_option(help="Print what was found as JSON.")] = False,
-    with_: Annotated[str | None, typer.Option("--with", help="Also write, where missing: workflow.")] = None,
+    with_: Annotated[str | None, typer.Option("--with", help="Also write where missing: chart,deploy,workflow")] = None,
 ) -> None:  # fmt: skip
     """Make an existing scheduler-plugin repository a kplugin project: read it, write kplugin.yaml."""
     from kplugin.adopt import discover, extras, record

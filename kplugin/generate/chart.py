@@ -79,26 +79,48 @@ def _block(line: str, match: re.Match[str], block: Block) -> str:
     return f"{head}{' |' if block.literal else ''}\n{' ' * indent}{{{{- toYaml {block.path} | nindent {indent} }}}}\n"
 
 
+@dataclass(frozen=True)
+class ChartFacts:
+    """What a chart is made of: a generated project's spec, or an adopted repository's
+    own configuration and rules."""
+
+    name: str
+    kubernetes: str  # the version its scheduler is built for
+    plugins: tuple[str, ...]
+    scheduler_name: str
+    image: str  # repository:tag
+    config: dict[str, Any]  # the KubeSchedulerConfiguration, in-cluster (no kubeconfig path)
+    rules: list[dict[str, Any]]  # the scheduler's ClusterRole rules
+    gates: tuple[str, ...] = ()  # the feature gates its plugins' points need
+
+
 def chart_files(spec: ProjectSpec, config: SchedulerConfig, rules: list[dict[str, Any]]) -> dict[str, str]:
+    """A generated project's chart: Chart.yaml, values.yaml and the generated templates,
+    by path in the chart."""
+    plugins = tuple(p.name for p in spec.plugins)
+    facts = ChartFacts(spec.name, str(spec.target.version), plugins, spec.scheduler_name, spec.image_ref,
+                       config.document(), rules, spec.gates)  # fmt: skip
+    return chart_of(facts)
+
+
+def chart_of(facts: ChartFacts) -> dict[str, str]:
     """Chart.yaml, values.yaml and the generated templates, by path in the chart."""
     chart = {
         "apiVersion": "v2",
-        "name": spec.name,
-        "description": (
-            f"kube-scheduler {spec.target.version} with the "
-            f"{', '.join(p.name for p in spec.plugins)} plugin(s), as a second scheduler"
-        ),
+        "name": facts.name,
+        "description": f"kube-scheduler {facts.kubernetes} with the {', '.join(facts.plugins)} plugin(s), "
+        "as a second scheduler",
         "type": "application",
         "version": CHART_VERSION,
-        "appVersion": str(spec.target.version),
+        "appVersion": facts.kubernetes,
     }
-    repository, tag = split_image(spec.image_ref)
+    repository, tag = split_image(facts.image)
     values = {
         "image": {"repository": repository, "tag": tag, "pullPolicy": manifests.PULL_POLICY},
         "replicas": manifests.REPLICAS,
-        "schedulerName": spec.scheduler_name,
-        "schedulerConfig": config.document(),
-        "rbac": {"rules": rules},
+        "schedulerName": facts.scheduler_name,
+        "schedulerConfig": facts.config,
+        "rbac": {"rules": facts.rules},
         "resources": manifests.RESOURCES,
     }
     deployment = manifests.deployment(
@@ -108,7 +130,7 @@ def chart_files(spec: ProjectSpec, config: SchedulerConfig, rules: list[dict[str
         pull_policy="{{ .Values.image.pullPolicy }}",
         resources=Block(".Values.resources"),
         pod_annotations={"checksum/config": "{{ toYaml .Values.schedulerConfig | sha256sum }}"},
-        gates=spec.gates,
+        gates=facts.gates,
     )
     rbac = manifests.rbac(PLACEMENT, "{{ .Values.schedulerName | quote }}", Block(".Values.rbac.rules"))
     configmap = manifests.configmap(PLACEMENT, Block(".Values.schedulerConfig", literal=True))

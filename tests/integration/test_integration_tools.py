@@ -187,12 +187,18 @@ def test_helm_lints_and_renders_the_chart_as_deploy(tool: Tool, tmp_path: Path, 
     assert done.returncode == 0, done.stdout + done.stderr
     remarks = [line for line in done.stdout.splitlines() if line.startswith("[")]
     assert remarks == ["[INFO] Chart.yaml: icon is recommended"]
+    assert_renders_as(helm, chart, project / "deploy")
+
+
+def assert_renders_as(helm: str, chart: Path, deploy: Path) -> None:
+    """helm template of ``chart`` into the namespace ``deploy``'s manifests use renders
+    their objects, field for field (less what only a release adds)."""
     done = run([helm, "template", "rel", str(chart), "--namespace", "kube-system"])
     assert done.returncode == 0, done.stderr
     yaml = YAML(typ="safe")
     rendered = [without_release(d) for d in yaml.load_all(done.stdout) if d]
     files = ("rbac.yaml", "configmap.yaml", "deployment.yaml")
-    deployed = [d for name in files for d in yaml.load_all(project / "deploy" / name)]
+    deployed = [d for name in files for d in yaml.load_all(deploy / name)]
     for document in deployed:
         if document["kind"] == "ConfigMap":
             document["data"] = {k: yaml.load(v) for k, v in document["data"].items()}
@@ -201,6 +207,26 @@ def test_helm_lints_and_renders_the_chart_as_deploy(tool: Tool, tmp_path: Path, 
         return d["kind"], d["metadata"]["name"]
 
     assert sorted(rendered, key=key) == sorted(deployed, key=key)
+
+
+@pytest.mark.parametrize("shape", ["crdshape", "forkshape"])
+def test_an_adopted_repository_s_chart_lints_and_renders_as_its_deploy(tool: Tool, tmp_path: Path, shape: str) -> None:
+    """kplugin adopt --with chart,deploy: helm lint --strict passes on the chart, and helm
+    template renders what deploy/kplugin/ holds, on two repository shapes (an own CRD and
+    its RBAC; scheduler-plugins' layout with several plugins)."""
+    import shutil
+
+    helm = str(tool("helm"))
+    repository = Path(shutil.copytree(REPO / "tests/fixtures/adopt" / shape, tmp_path / shape))
+    done = run([sys.executable, "-m", "kplugin", "adopt", str(repository), "--with", "chart,deploy"])
+    assert done.returncode == 0, done.stderr
+    chart = repository / "charts" / shape
+    done = run([helm, "lint", "--strict", str(chart)])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line for line in done.stdout.splitlines() if line.startswith("[")] == [
+        "[INFO] Chart.yaml: icon is recommended"
+    ]
+    assert_renders_as(helm, chart, repository / "deploy/kplugin")
 
 
 def test_helm_values_reach_the_objects(tool: Tool, tmp_path: Path) -> None:

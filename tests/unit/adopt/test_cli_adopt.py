@@ -249,7 +249,7 @@ def test_with_workflow_writes_a_workflow_only_where_there_is_none(
     assert (repository / ".github/workflows/kplugin.yml").read_text() == "mine\n"
 
 
-@pytest.mark.parametrize(("value", "words"), [("chart", "not for adopted repositories yet"), ("fancy", "choose from")])
+@pytest.mark.parametrize(("value", "words"), [("tests", "not for adopted repositories yet"), ("fancy", "choose from")])
 def test_with_what_adopt_cannot_write_is_refused_before_anything(
     kplugin: Callable[..., Run], repository: Path, value: str, words: str
 ) -> None:
@@ -337,3 +337,40 @@ def test_refresh_records_kplugin_yaml_again_from_the_code(kplugin: Callable[...,
     project = projects.load(copy, adopted=True)
     assert project.name == "capacity-scheduler" and "Spread" in [p.name for p in project.plugins]
     assert project.image == "registry.example.com/capacity:2.0", "what the file says of the project is kept"
+
+
+@pytest.mark.parametrize("shape", ["crdshape", "forkshape"])
+def test_with_chart_writes_a_chart_of_the_scheduler_deploy_deploys(
+    kplugin: Callable[..., Run], tmp_path: Path, shape: str
+) -> None:
+    """charts/NAME/: values.yaml holds the configuration and rules deploy/kplugin/ has (one
+    source); a repository with a charts/NAME/ of its own keeps it whole, nothing written
+    into it, and says so. (helm lint and template: tests/integration/test_integration_tools.)"""
+    from ruamel.yaml import YAML
+
+    copy = Path(shutil.copytree(FIXTURES / shape, tmp_path / shape))
+    before = tree(copy)
+    run = kplugin("adopt", str(copy), "--with", "chart,deploy")
+    assert run.code == 0, run.stderr
+    chart = {f"charts/{shape}/{f}" for f in ("Chart.yaml", "values.yaml", "templates/_helpers.tpl",
+             "templates/configmap.yaml", "templates/deployment.yaml", "templates/rbac.yaml")}  # fmt: skip
+    assert set(tree(copy)) - set(before) - {"kplugin.yaml"} - chart == {
+        f"deploy/kplugin/{f}" for f in ("rbac.yaml", "configmap.yaml", "deployment.yaml")
+    }
+    yaml = YAML(typ="safe")
+    values = yaml.load((copy / f"charts/{shape}/values.yaml").read_text())
+    deployed = yaml.load((copy / "deploy/kplugin/configmap.yaml").read_text())["data"]["scheduler-config.yaml"]
+    assert values["schedulerConfig"] == yaml.load(deployed)
+    (role,) = [d for d in yaml.load_all((copy / "deploy/kplugin/rbac.yaml").read_text()) if d["kind"] == "ClusterRole"]
+    assert values["rbac"]["rules"] == role["rules"]
+    assert values["image"] == {"repository": shape, "tag": "0.1.0-k8s" + values["image"]["tag"].split("-k8s")[1],
+                               "pullPolicy": "IfNotPresent"}  # fmt: skip
+    # a chart of that name of the repository's own: kept whole
+    other = Path(shutil.copytree(FIXTURES / shape, tmp_path / "other"))
+    (other / f"charts/{shape}").mkdir(parents=True)
+    (other / f"charts/{shape}/README.md").write_text("mine\n")
+    untouched = tree(other)
+    run = kplugin("adopt", str(other), "--with", "chart")
+    assert run.code == 0, run.stderr
+    assert f"charts/{shape} exists: not written" in run.stderr
+    assert set(tree(other)) - set(untouched) == {"kplugin.yaml"}
