@@ -300,7 +300,7 @@ def _write_junit(report: _Report, suites: "list[Suite]") -> None:
 def _suite(report: _Report, inputs: "Inputs", session: "Session", label: str = "") -> "Suite":
     """A replay's test suite: its expectations, enforced for the project's profile only."""
     from kplugin.e2e.report import Suite
-    from kplugin.e2e.run import ProfileLabel
+    from kplugin.e2e.session import ProfileLabel
 
     properties = {"kubernetes": str(inputs.project.version), "scenario": report.scenario}
     properties |= {"profile": session.profile, "schedulerName": session.scheduler_name}

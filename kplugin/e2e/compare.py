@@ -14,8 +14,10 @@ from kplugin.e2e import usage
 from kplugin.e2e.groups import Group, group_json, group_line, groups
 from kplugin.e2e.report import DEFAULT_VIEW, ScoreView, score_table
 from kplugin.e2e.run import Inputs, creation_json, placement_json
-from kplugin.e2e.session import PodPlacement, Session
+from kplugin.e2e.session import PodPlacement, ProfileLabel, Session
 from kplugin.scenario.format import Pod, Scenario
+
+PLUGIN, DEFAULT = ProfileLabel.PLUGIN, ProfileLabel.DEFAULT  # the JSON's keys: the two profiles compared
 
 
 @dataclass(frozen=True)
@@ -157,11 +159,11 @@ def _profile_json(session: Session) -> dict[str, Any]:
 
 
 def _change_json(change: Change) -> dict[str, Any]:
-    return {"pod": change.pod, "plugin": placement_json(change.plugin), "default": placement_json(change.default)}
+    return {"pod": change.pod, PLUGIN: placement_json(change.plugin), DEFAULT: placement_json(change.default)}
 
 
 def as_json(result: Comparison) -> dict[str, Any]:
-    profiles = {"plugin": _profile_json(result.plugin), "default": _profile_json(result.default)}
+    profiles: dict[str, dict[str, Any]] = {PLUGIN: _profile_json(result.plugin), DEFAULT: _profile_json(result.default)}
     for label, victims in result.victims.items():
         profiles[label]["preempted"] = [{"pod": v.pod, "by": v.preemptor, "node": v.node} for v in victims]
     return {
@@ -184,17 +186,14 @@ def as_json(result: Comparison) -> dict[str, Any]:
                 "node": u.node,
                 "resource": u.resource,
                 "allocatable": usage.shown(u.resource, u.allocatable),
-                "plugin": usage.shown(u.resource, u.plugin),
-                "default": usage.shown(u.resource, u.default),
+                PLUGIN: usage.shown(u.resource, u.plugin),
+                DEFAULT: usage.shown(u.resource, u.default),
             }
             for u in result.use
         ],
-        "totals": {
-            r: {"plugin": usage.shown(r, a), "default": usage.shown(r, b)} for r, (a, b) in result.totals.items()
-        },
+        "totals": {r: {PLUGIN: usage.shown(r, a), DEFAULT: usage.shown(r, b)} for r, (a, b) in result.totals.items()},
         "groups": [
-            {"group": mine.key, "plugin": group_json(mine), "default": group_json(theirs)}
-            for mine, theirs in result.groups
+            {"group": mine.key, PLUGIN: group_json(mine), DEFAULT: group_json(theirs)} for mine, theirs in result.groups
         ],
         "ok": all(p.as_expected for p in result.plugin.placements),
     }
@@ -203,7 +202,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
 def _scores(change: Change, view: ScoreView) -> list[str]:
     """Both profiles' scores of a pod placed differently, each under its profile's name."""
     lines = []
-    for label, placement in (("plugin", change.plugin), ("default", change.default)):
+    for label, placement in ((PLUGIN, change.plugin), (DEFAULT, change.default)):
         table = score_table(placement.scores, view, indent="        ")
         if table:
             lines += [f"      {label}:", *table]
@@ -237,7 +236,7 @@ def text(result: Comparison, view: ScoreView = DEFAULT_VIEW) -> str:
         lines.append("")
         lines.append("placed differently (plugin -> default):")
         for change in result.moved:
-            ties = [label for label, p in (("plugin", change.plugin), ("default", change.default)) if p.tied]
+            ties = [label for label, p in ((PLUGIN, change.plugin), (DEFAULT, change.default)) if p.tied]
             tie = f"  (a tie of best scores with the {' and '.join(ties)} profile: picked at random)" if ties else ""
             lines.append(f"  {change.pod:30} {change.plugin.node} -> {change.default.node}{tie}")
             lines += _scores(change, view)

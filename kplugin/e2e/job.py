@@ -21,7 +21,6 @@ from kplugin.e2e.run import (
     Inputs,
     Options,
     Outcome,
-    ProfileLabel,
     check_config,
     existing_clusters,
     for_copy,
@@ -31,6 +30,7 @@ from kplugin.e2e.run import (
     read_scenario,
     sessions,
 )
+from kplugin.e2e.session import ProfileLabel
 from kplugin.kube import apiclient, cluster, controlplane, labelselector
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.kubeconfig import Kubeconfig

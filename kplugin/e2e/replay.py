@@ -32,7 +32,7 @@ from kplugin.e2e.create import (
     resolve_kinds,
     status_request,
 )
-from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session
+from kplugin.e2e.session import CreationTotals, PodPlacement, ProfileLabel, ReplayProfile, Session
 from kplugin.e2e.watch import PodState, PodWatch, Refusals, probe, settle
 from kplugin.kube import discovery, kinds
 from kplugin.kube.apiclient import MERGE_PATCH
@@ -194,7 +194,7 @@ def replay(
             created = created.plus(create_pending(profile, target, feedback, pending))
         watch.last_change = time.monotonic()
         # expectations are about the end: the last wait weighs them
-        expect = scenario.expect if profile.label == "plugin" else {}
+        expect = scenario.expect if profile.label is ProfileLabel.PLUGIN else {}
         first = f"{profile.label}: pods decided"
         settle(watch, wanted, target, timeout, feedback, first, {} if scenario.steps else expect, refusals)
         for i, step in enumerate(scenario.steps):

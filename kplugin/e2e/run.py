@@ -11,7 +11,6 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from kplugin.e2e.groups import Group, group_json, groups
 from kplugin.e2e.logs import Narrowing
 from kplugin.e2e.rbac import RBAC_FILE, check_rules_cover, rbac_beyond, rbac_documents
 from kplugin.e2e.replay import CreationTotals, PodPlacement, ReplayProfile, Session, replay
+from kplugin.e2e.session import ProfileLabel
 from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import Cluster, Existing, Local
@@ -42,14 +42,6 @@ from kplugin.scenario.format import (
 )
 
 DEFAULT_PROFILE = "default-scheduler"
-
-
-class ProfileLabel(StrEnum):
-    """The profiles a run replays the scenario with: the project's, and (--compare) the
-    scheduler's default profile."""
-
-    PLUGIN = "plugin"
-    DEFAULT = "default"
 
 
 @dataclass

@@ -4,6 +4,7 @@ progress, and what it found (each pod's placement, what creating the state took)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +13,19 @@ from kplugin.kube import bulk
 from kplugin.scenario.state import DELETED, PENDING, PREEMPTED
 
 
+class ProfileLabel(StrEnum):
+    """The profiles a run replays the scenario with: the project's, and (--compare) the
+    scheduler's default profile."""
+
+    PLUGIN = "plugin"
+    DEFAULT = "default"
+
+
 @dataclass(frozen=True)
 class ReplayProfile:
     """The scheduler profile one replay runs (not kplugin.bench.run.Profile)."""
 
-    label: str  # "plugin" (the project's) or "default"
+    label: ProfileLabel
     scheduler_name: str
     document: dict[str, Any]  # its KubeSchedulerConfiguration, without clientConnection
 
