@@ -31,9 +31,10 @@ from kplugin.bench.ops import (
 )
 from kplugin.bench.outcome import QueueFacts, RunResult, run_result
 from kplugin.bench.plan import Bars, BenchProfile, Settings
-from kplugin.bench.scheduler import FLUSH_SECONDS, Scheduler, cpu_seconds, own_cpu
+from kplugin.bench.scheduler import FLUSH_SECONDS, cpu_seconds, own_cpu, scrape
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.kube.apiclient import ApiError, query
+from kplugin.kube.scheduler import Scheduler
 
 
 class _Churn:
@@ -126,7 +127,7 @@ class WorkloadRun:
         return RateLimiter(self.settings.client_qps, self.settings.client_burst)
 
     def check(self) -> None:
-        self.scheduler.process.check()
+        self.scheduler.check()
         self.watch.check()
         for churn in self.churns:
             if churn.error is not None:
@@ -248,7 +249,7 @@ class WorkloadRun:
 
     def stalled(self, done: int, total: int) -> OperationError:
         pending = metrics.value(
-            self.scheduler.scrape(("scheduler_pending_pods",)), "scheduler_pending_pods", {"queue": "unschedulable"}
+            scrape(self.scheduler, ("scheduler_pending_pods",)), "scheduler_pending_pods", {"queue": "unschedulable"}
         )
         why = f"; {pending:.0f} unschedulable (too many pods for the nodes?)" if pending else ""
         return OperationError(
@@ -290,7 +291,7 @@ class WorkloadRun:
         when the last one is bound (scheduler_perf's collectMetrics)."""
         scheduler = self.scheduler
         time.sleep(FLUSH_SECONDS)  # the earlier phases' sampled plugin durations reach /metrics first
-        before = scheduler.scrape()
+        before = scrape(scheduler)
         load0 = os.getloadavg()[0]
         cpu0, own0 = cpu_seconds(scheduler.pid), own_cpu()
         api0 = cpu_seconds(self.apiserver_pid) if self.apiserver_pid else None
@@ -344,7 +345,7 @@ class WorkloadRun:
                 while next_tick <= now:
                     next_tick += 1.0
                 if creating and bound > 0:
-                    samples = self.scheduler.scrape(("scheduler_pending_pods",))
+                    samples = scrape(self.scheduler, ("scheduler_pending_pods",))
                     active = metrics.value(samples, "scheduler_pending_pods", {"queue": "active"})
                     queue_ticks += 1
                     dry_ticks += active == 0
@@ -376,7 +377,7 @@ class WorkloadRun:
             rate = (len(binds) - 1) / (max(binds) - min(binds))
             samples_list, points, sampled = [rate], [(max(binds), rate)], False
         time.sleep(FLUSH_SECONDS)
-        after = self.scheduler.scrape()
+        after = scrape(self.scheduler)
         origin = min(binds) if binds else 0.0
         return run_result(
             self.profile,

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kplugin.bench import cpuprofile
+from kplugin.bench import scheduler as schedulers
 from kplugin.bench import workload as workloads
 from kplugin.bench.cluster import (
     BENCH_LABEL,
@@ -51,7 +52,7 @@ from kplugin.bench.plan import (
     scheduler_document,
 )
 from kplugin.bench.results import EXTENSION_POINTS
-from kplugin.bench.scheduler import Scheduler, peak_rss
+from kplugin.bench.scheduler import peak_rss
 from kplugin.bench.shaped import plugin_workload
 from kplugin.config import render
 from kplugin.config.own import own_config
@@ -138,7 +139,7 @@ def _one_run(
     profiling = settings.cpu_profiles is not None
     flags = inputs.gate_flags.scheduler
     prefix = inputs.project.scheduler_arguments
-    scheduler = Scheduler(binary, config, log, settings.verbosity, flags, profiling, prefix)
+    scheduler = schedulers.start(binary, config, log, settings.verbosity, flags, profiling, prefix)
     watch: BindWatch | None = None
     run: WorkloadRun | None = None
     try:

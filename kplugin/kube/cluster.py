@@ -26,9 +26,10 @@ from kplugin.core.errors import OperationError
 from kplugin.core.progress import Progress
 from kplugin.kube import kinds
 from kplugin.kube.apiclient import ApiError, Client
-from kplugin.kube.controlplane import ControlPlane, Process, scheduler_command
+from kplugin.kube.controlplane import ControlPlane
 from kplugin.kube.discovery import Resolver
 from kplugin.kube.kubeconfig import Kubeconfig
+from kplugin.kube.scheduler import Scheduler
 
 REPLAY_LABEL = "kplugin.dev/replay"
 # what kwok's controller looks for to keep a fake node Ready (and its heartbeats), so that
@@ -54,7 +55,7 @@ class Cluster(Protocol):
 
     def existing_namespaces(self) -> set[str]: ...
 
-    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Process: ...
+    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Scheduler: ...
 
     def pods_path(self) -> str: ...
 
@@ -98,7 +99,7 @@ class Local:
         self.identity = "admin"
         self.custom_kinds: set[kinds.KindInfo] = set()
         self.token: str | None = None
-        self.scheduler: Process | None = None
+        self.scheduler: Scheduler | None = None
 
     def __enter__(self) -> Local:
         self.work.mkdir(parents=True, exist_ok=True)
@@ -130,7 +131,7 @@ class Local:
     def scheduler_name(self, wanted: str) -> str:
         return wanted
 
-    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Process:
+    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Scheduler:
         document = {**config, "clientConnection": {"kubeconfig": str(self.plane.kubeconfig(self.token))}}
         document["clientConnection"].update(qps=self.qps, burst=self.qps)
         path = self.work / "scheduler-config.yaml"
@@ -171,7 +172,7 @@ class Existing:
         self.run = secrets.token_hex(3)
         self.identity = f"context {config.context}"
         self.qps = EXISTING_QPS
-        self.scheduler: Process | None = None
+        self.scheduler: Scheduler | None = None
         self.created_namespaces: list[str] = []
         self.custom_kinds: set[kinds.KindInfo] = set()
         self._names: dict[str, str] = {}
@@ -260,15 +261,14 @@ class Existing:
         """A name of this run's own: no scheduler of the cluster's takes its pods."""
         return f"{wanted[:50]}-{self.run}"
 
-    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Process:
+    def start_scheduler(self, binary: Path, config: dict[str, Any], verbosity: int, vmodule: str) -> Scheduler:
         kubeconfig = self.config.write_narrowed(self.work / "kubeconfig")
         document = {**config, "clientConnection": {"kubeconfig": str(kubeconfig), "qps": self.qps, "burst": self.qps}}
         path = self.work / "scheduler-config.yaml"
         path.write_text(yamlio.dump(document))
-        self.scheduler = Process(
-            "kube-scheduler",
-            scheduler_command(binary, path, verbosity, vmodule, self.scheduler_args, self.prefix),
-            self.work / "kube-scheduler.log",
+        log = self.work / "kube-scheduler.log"
+        self.scheduler = Scheduler(
+            binary, path, log, verbosity, vmodule=vmodule, extra_args=self.scheduler_args, prefix=self.prefix
         )
         return self.scheduler
 

@@ -22,13 +22,16 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from kplugin.core import cache, golang, proc, yamlio
 from kplugin.core.errors import OperationError
 from kplugin.core.progress import Progress
 from kplugin.kube.apiclient import Client, Endpoint
 from kplugin.model.project import Project
+
+if TYPE_CHECKING:
+    from kplugin.kube.scheduler import Scheduler  # it imports this module
 
 READY_TIMEOUT = 90.0
 _RBAC_PATHS = {
@@ -183,27 +186,6 @@ class Process:
                 os.killpg(with_group, signal.SIGKILL)
                 self.popen.wait()
         self._out.close()
-
-
-def scheduler_command(
-    binary: Path,
-    config: Path,
-    verbosity: int,
-    vmodule: str,
-    extra_args: Sequence[str] = (),
-    prefix: Sequence[str] = (),
-) -> list[str]:
-    """kube-scheduler's command line; ``prefix`` comes before its flags (the subcommand
-    of an adopted repository's binary)."""
-    return [
-        str(binary),
-        *prefix,
-        f"--config={config}",
-        "--secure-port=0",
-        f"-v={verbosity}",
-        f"--vmodule={vmodule}",
-        *extra_args,
-    ]
 
 
 class ControlPlane:
@@ -361,10 +343,15 @@ class ControlPlane:
         vmodule: str = "schedule_one=10",
         extra_args: Sequence[str] = (),
         prefix: Sequence[str] = (),
-    ) -> Process:
-        # schedule_one.go logs each plugin's score per node at V(10) (1.28 to 1.37 alike)
-        command = scheduler_command(binary, config, verbosity, vmodule, extra_args, prefix)
-        return self._spawn("kube-scheduler", command)
+    ) -> Scheduler:
+        """A kube-scheduler of this control plane (stopped with it); schedule_one.go logs
+        each plugin's score per node at V(10) (1.28 to 1.37 alike)."""
+        from kplugin.kube.scheduler import Scheduler
+
+        log = self.work / "kube-scheduler.log"
+        scheduler = Scheduler(binary, config, log, verbosity, vmodule=vmodule, extra_args=extra_args, prefix=prefix)
+        self.processes.append(scheduler.process)
+        return scheduler
 
     def check(self) -> None:
         for process in self.processes:
