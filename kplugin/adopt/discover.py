@@ -12,6 +12,7 @@ from kplugin.adopt import gomod, registry
 from kplugin.adopt.gocode import Module
 from kplugin.adopt.registry import Command, Plugin, Unread
 from kplugin.core.errors import Setting, UsageError
+from kplugin.model import layout
 from kplugin.model.spec import registered_name_problem, validate_project_name, validate_scheduler_name
 from kplugin.model.versions import Target, catalog, resolve, supported_range, supported_releases
 
@@ -160,8 +161,7 @@ def discover(root: Path, name: str | None = None) -> Adoption:
     plugins, unusable = _plugins(module, command, target, root)
     found = repo_files.scan(root)
     project = project_name(mod.module, name)
-    served = target.release.config_api_versions
-    names = {n for c in found.configs if c.api_version.rpartition("/")[2] in served for n in c.scheduler_names}
+    names = {n for c in layout.served(found.configs, target) for n in c.scheduler_names}
     names.discard("default-scheduler")
     scheduler = names.pop() if len(names) == 1 else project  # the configuration's, when it has a single one
     return Adoption(

@@ -21,8 +21,10 @@ from kplugin.adopt import discover, gomod, record
 from kplugin.core import golang, proc, safefs
 from kplugin.core.errors import KpluginError, OperationError, UsageError
 from kplugin.generate import gorewrite, stage, sync
+from kplugin.model import layout
 from kplugin.model.apichanges import renames
 from kplugin.model.project import PROJECT_FILE, Project, load
+from kplugin.model.spec import retag_image
 from kplugin.model.versions import Target
 
 _OLD_CONFIG = re.compile(
@@ -77,10 +79,10 @@ def migrate_configs(root: Path, project: Project, target: Target) -> list[PurePo
     moved to kubescheduler.config.k8s.io/v1 (the value edited in place: comments, order
     and layout stay)."""
     assert project.layout is not None
-    served = set(target.release.config_api_versions)
+    served = set(layout.served(project.layout.configs, target))
     migrated = []
     for config in project.layout.configs:
-        if config.api_version.rpartition("/")[2] in served:
+        if config in served:
             continue
         data = safefs.read_project_file(root, config.path)  # a regular file of the repository, never a link
         if data is None:
@@ -115,8 +117,10 @@ def _in_stage(project: Project, target: Target, moved: Moved, changes: stage.Cha
         moved.notices += golang.mod_tidy(root)
         moved.notices += _foreign_pins(root, project, target)
         gorewrite.compile_check(root, project.root.name, project.target, target)
-        again = discover.discover(root, project.name)
-        (root / PROJECT_FILE).write_text(record.text(again._replace(root=project.root)))
+        # recorded again as kplugin refresh does: the project's name, scheduler name and image kept
+        again = discover.discover(root, project.name)._replace(root=project.root, scheduler_name=project.scheduler_name)
+        image = retag_image(project.image, project.version, target.version)
+        (root / PROJECT_FILE).write_text(record.text(again, image=image))
         changes.produced = tuple(sorted({*moved.rewritten, *moved.migrated}))
 
     return run

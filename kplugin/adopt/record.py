@@ -76,8 +76,22 @@ def write(
         destination = adoption.root / path
         destination.parent.mkdir(parents=True, exist_ok=True)
         safefs.write_atomic(destination, (extra or {})[path].encode())
-    safefs.write_atomic(target, text(adoption).encode())
+    recorded = _with_added(adoption) if added else adoption
+    safefs.write_atomic(target, text(recorded).encode())
     return added, kept
+
+
+def _with_added(adoption: Adoption) -> Adoption:
+    """The repository read again with the files --with added (its manifests, its chart),
+    as kplugin refresh would record it next; as it was read, should reading fail now."""
+    from kplugin.adopt import discover
+    from kplugin.core.errors import KpluginError
+
+    try:
+        again = discover.discover(adoption.root, adoption.name)
+    except KpluginError:
+        return adoption
+    return again._replace(scheduler_name=adoption.scheduler_name)
 
 
 class Refreshed(NamedTuple):

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from kplugin.bench.outcome import BenchOutcome
 from kplugin.bench.plan import Bars, BenchInputs, Settings
-from kplugin.bench.run import check_config, prepare
+from kplugin.bench.run import check_config, check_workload, prepare
 from kplugin.bench.run import run as run_pairs
 from kplugin.builder import BuilderName, BuildRequest, Choice
 from kplugin.builder.ready import ready
 from kplugin.core.progress import Observer
 from kplugin.kube import controlplane
+from kplugin.kube import kubeconfig as kubeconfigs
 from kplugin.kube.kubeconfig import Kubeconfig
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
@@ -40,8 +41,13 @@ class Request:
 def run(request: Request, observer: Observer) -> BenchOutcome:
     """The benchmark: its inputs checked, the scheduler built (in a retargeted copy, which
     goes with it, never in the project's bin/), then the pairs of runs."""
-    if request.kubeconfig is None:
-        controlplane.etcd_binary()  # before anything is built
+    # what the user gave, checked before anything is copied or built (prepare reads it again
+    # from what is built, with the plugins' args)
+    check_workload(request.workload, request.case, request.nodes, request.pods, request.target)
+    if request.kubeconfig is not None:
+        kubeconfigs.load(request.kubeconfig, request.context)
+    else:
+        controlplane.etcd_binary()
     build = BuildRequest(project=request.project, builder=BuilderName.LOCAL)
     choice, job = Choice(BuilderName.LOCAL, "bench"), _Job(request, observer)
     local = request.kubeconfig is None

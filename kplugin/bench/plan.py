@@ -123,5 +123,5 @@ class Bars:
 
     def finish(self) -> None:
         if self.what and self.done < self.total:
-            self.observer.step(f"{self.what}: {self.done}/{self.total}")
+            self.observer.note(f"{self.what}: ended at {self.done}/{self.total}")
         self.what = ""

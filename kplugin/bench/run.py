@@ -64,6 +64,7 @@ from kplugin.kube.apiclient import Client
 from kplugin.kube.cluster import require_served
 from kplugin.kube.controlplane import ControlPlane
 from kplugin.model.project import Project
+from kplugin.model.versions import Target
 
 # what the command line uses (BenchInputs and Settings are plan's, given here too), and
 # results' EXTENSION_POINTS, which tests/unit/model/test_extension_points.py reads here
@@ -79,8 +80,8 @@ def check_config(inputs: BenchInputs, scheduler: Path, settings: Settings) -> st
     for profile in inputs.profiles:
         document = scheduler_document(profile, Path("/dev/null"), settings)
         shown = f"the {profile.kind} configuration"
-        then = "each run's scheduler loads it against the cluster"
-        if (undecided := render.check_run_config(inputs.project, scheduler, document, shown, (), then)) is not None:
+        then, gates = "each run's scheduler loads it against the cluster", inputs.gate_flags.scheduler
+        if (undecided := render.check_run_config(inputs.project, scheduler, document, shown, gates, then)) is not None:
             return undecided
     return None
 
@@ -323,6 +324,20 @@ def load_workload(choice: str, case: str | None) -> Workload | None:
     return workloads.load(path, case)
 
 
+def check_workload(
+    choice: str, case: str | None, nodes: int | None, pods: int | None, target: Target
+) -> Workload | None:
+    """The counts and the workload (a file's or a built-in, scaled), checked against what
+    ``target`` serves; None for the plugin workload, which the plugins' args shape."""
+    check_count(nodes, Setting.NODES, MAX_NODES, "nodes")
+    check_count(pods, Setting.PODS, MAX_PODS, "pods")
+    loaded = load_workload(choice, case)
+    if loaded is not None:  # a file's or a built-in: checked before the plugins' args are read (a build)
+        loaded = loaded.scaled(nodes, pods)
+        workloads.check_served(loaded, target)
+    return loaded
+
+
 def prepare(
     project: Project,
     choice: str,
@@ -338,12 +353,7 @@ def prepare(
     """Everything a benchmark needs from the user, read and checked before anything is
     built or started: the workload (cheap) first, then the kubeconfig, then the
     profiles (whose args the plugins' Go code decodes)."""
-    check_count(nodes, Setting.NODES, MAX_NODES, "nodes")
-    check_count(pods, Setting.PODS, MAX_PODS, "pods")
-    loaded = load_workload(choice, case)
-    if loaded is not None:  # a file's or a built-in: checked before the plugins' args are read (a build)
-        loaded = loaded.scaled(nodes, pods)
-        workloads.check_served(loaded, project.target)
+    loaded = check_workload(choice, case, nodes, pods, project.target)
     cluster_config = endpoint = None
     if kubeconfig is not None:
         cluster_config = kubeconfigs.load(kubeconfig, context)

@@ -213,7 +213,7 @@ def dockerfile_without_buildkit(text: str) -> str:
 # The legacy builder keeps a multi-stage build's earlier stages as untagged images
 # (about 2 GB for the Go stage, a new one per changed build): kplugin labels that stage
 # and removes it after each build. BuildKit keeps no such images.
-BUILD_STAGE_LABEL = "io.kplugin.builder-stage-of"
+BUILD_STAGE_LABEL = "io.kplugin.build-stage-of"
 
 
 def label_build_stage(text: str, project: str) -> str:

@@ -28,6 +28,7 @@ class Reporter:
         self._last_line: dict[str, float] = {}
         self._steps: console.Steps | None = None
         self._entered = False
+        self._finished: set[str] = set()  # counts whose bar became a line (a terminal's)
 
     def __enter__(self) -> Reporter:
         self._entered = True
@@ -90,10 +91,19 @@ class Reporter:
         now = time.monotonic()
         started = self._started.setdefault(what, now)
         rate = done / (now - started) if now > started else 0.0
+        # a rate of one object, or of none measured (all at once), says nothing
+        shown = f"  {what}: {done:,}/{total:,}" + (f" ({rate:,.0f}/s)" if done > 1 and now > started else "")
         if self._live is not None:
+            if done >= total and what in self._finished:
+                return
+            self._finished.discard(what)
             if what not in self._tasks:
                 self._tasks[what] = self._live.add_task(what, total=total, rate="")
             self._live.update(self._tasks[what], completed=done, total=total, rate=f"{rate:,.0f}/s")
+            if done >= total:  # a finished bar becomes a line: bench's many phases never pile up
+                self._live.remove_task(self._tasks.pop(what))
+                self._finished.add(what)
+                self._live.console.print(shown)
             return
         if total <= 1 and done < total:
             return  # a count of one says its end only
@@ -104,6 +114,4 @@ class Reporter:
             self._last_line[what] = now
             if done >= total:
                 self._last_line[what + "\0done"] = now
-            # a rate of one object, or of none measured (all at once), says nothing
-            measured = done > 1 and now > started
-            console.say(f"  {what}: {done:,}/{total:,}" + (f" ({rate:,.0f}/s)" if measured else ""))
+            console.say(shown)

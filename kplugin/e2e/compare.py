@@ -218,7 +218,7 @@ def text(result: Comparison, view: ScoreView = DEFAULT_VIEW) -> str:
         f"what-if on Kubernetes {result.kubernetes}: {result.compared} pod(s) compared: {result.same} placed alike, "
         f"{len(result.moved)} moved, {len(result.became_schedulable)} became schedulable, "
         f"{len(result.became_unschedulable)} became unschedulable; preempted: "
-        f"plugin {len(victims.get('plugin', []))}, default {len(victims.get('default', []))}"
+        f"plugin {len(victims.get(PLUGIN, []))}, default {len(victims.get(DEFAULT, []))}"
     )
     for session in (result.plugin, result.default):
         lines.append(

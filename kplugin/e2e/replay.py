@@ -194,7 +194,7 @@ def replay(
             created = created.plus(create_pending(profile, target, feedback, pending))
         watch.last_change = time.monotonic()
         # expectations are about the end: the last wait weighs them
-        expect = scenario.expect if profile.label is ProfileLabel.PLUGIN else {}
+        expect = scenario.expect if profile.label == ProfileLabel.PLUGIN else {}
         first = f"{profile.label}: pods decided"
         settle(watch, wanted, target, timeout, feedback, first, {} if scenario.steps else expect, refusals)
         for i, step in enumerate(scenario.steps):

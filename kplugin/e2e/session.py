@@ -99,7 +99,7 @@ class CreationTotals:
 class Session:
     """What one replay with one profile found."""
 
-    profile: str
+    profile: ProfileLabel
     scheduler_name: str
     placements: list[PodPlacement]
     created: CreationTotals

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kplugin.core.errors import OperationError
-from kplugin.kube.controlplane import Process, free_ports
+from kplugin.kube.process import Process, free_ports
 
 HEALTH = ("/healthz", "/readyz", "/livez")
 

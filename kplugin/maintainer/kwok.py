@@ -20,7 +20,8 @@ from typing import Any
 
 from kplugin.core.errors import OperationError
 from kplugin.kube.cluster import KWOK_ANNOTATIONS
-from kplugin.kube.controlplane import ControlPlane, Process, free_ports
+from kplugin.kube.controlplane import ControlPlane
+from kplugin.kube.process import Process, free_ports
 from kplugin.maintainer import tools
 from kplugin.model.tools import KWOK
 

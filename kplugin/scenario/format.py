@@ -112,8 +112,9 @@ JSON_FILE = 1 << 30  # a snapshot of 50,000 pods is about 100 MB
 EXISTING_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 WORKLOAD_KINDS = frozenset(k.kind for k in kinds.GATED)  # PodGroup, Workload
 LIST_KINDS = frozenset({"List", *(f"{kind}List" for kind in kinds.ALL)})
-TOP_KEYS = {"nodes", "pods", "namespaces", "priorityClasses", "objects", "steps", "expect", "source", "backlog"}
-STREAMED = {"nodes", "pods", "namespaces", "priorityClasses", "objects", "items"}
+SECTION_KEYS = frozenset(Section)  # the sections of entries, read alike (kplugin.scenario.entries)
+TOP_KEYS = {*SECTION_KEYS, "steps", "expect", "source", "backlog"}
+STREAMED = {*Section, "items"}
 
 
 @dataclass(frozen=True)
@@ -176,21 +177,8 @@ class _ScenarioReader(Reader):
     # --- sections --------------------------------------------------------------------
 
     def section(self, key: str, value: Any) -> None:
-        if key == "nodes":
-            for i, item in enumerate(self.items(value, key)):
-                self.nodes.append(self.node(item, under(f"nodes[{i}]"), f"nodes[{i}]"))
-        elif key == "pods":
-            for i, item in enumerate(self.items(value, key)):
-                self.pods.append(self.pod(item, under(f"pods[{i}]"), f"pods[{i}]"))
-        elif key == "namespaces":
-            for i, item in enumerate(self.items(value, key)):
-                self.namespaces.append(self.namespace_entry(item, under(f"namespaces[{i}]"), f"namespaces[{i}]"))
-        elif key == "priorityClasses":
-            for i, item in enumerate(self.items(value, key)):
-                self.classes.append(self.priority_class(item, under(f"priorityClasses[{i}]"), f"priorityClasses[{i}]"))
-        elif key == "objects":
-            for i, item in enumerate(self.items(value, key)):
-                self.objects.append(self.kube_object(item, f"objects[{i}]"))
+        if key in SECTION_KEYS:
+            self.entries(Section(key), value)
         elif key == "steps":
             for i, item in enumerate(self.items(value, key)):
                 self.steps.append(read_step(self, item, f"steps[{i}]"))
@@ -202,6 +190,21 @@ class _ScenarioReader(Reader):
             self.backlog = value
         elif key == "source":
             self.source = {k: v for k, v in self.mapping(value, "source").items() if isinstance(v, (str, bool, int))}
+
+    def entries(self, section: Section, value: Any) -> None:
+        for i, item in enumerate(self.items(value, section)):
+            where = f"{section}[{i}]"
+            match section:
+                case Section.NODES:
+                    self.nodes.append(self.node(item, under(where), where))
+                case Section.PODS:
+                    self.pods.append(self.pod(item, under(where), where))
+                case Section.NAMESPACES:
+                    self.namespaces.append(self.namespace_entry(item, under(where), where))
+                case Section.PRIORITY_CLASSES:
+                    self.classes.append(self.priority_class(item, under(where), where))
+                case Section.OBJECTS:
+                    self.objects.append(self.kube_object(item, where))
 
     def list_items(self, value: Any) -> None:
         """The items of a Kubernetes List, each turned into a scenario entry."""

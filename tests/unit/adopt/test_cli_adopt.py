@@ -365,6 +365,9 @@ def test_with_chart_writes_a_chart_of_the_scheduler_deploy_deploys(
     assert values["rbac"]["rules"] == role["rules"]
     assert values["image"] == {"repository": shape, "tag": "0.1.0-k8s" + values["image"]["tag"].split("-k8s")[1],
                                "pullPolicy": "IfNotPresent"}  # fmt: skip
+    # kplugin.yaml records what --with added: refresh finds nothing to change
+    again = kplugin("refresh", str(copy), "--dry-run")
+    assert again.code == 0 and "nothing to change" in again.stderr, again.stdout + again.stderr
     # a chart of that name of the repository's own: kept whole
     other = Path(shutil.copytree(FIXTURES / shape, tmp_path / "other"))
     (other / f"charts/{shape}").mkdir(parents=True)

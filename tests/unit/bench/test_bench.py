@@ -616,7 +616,11 @@ def test_bad_workload_files_are_exit_2_before_anything_is_built(
     def no_build(*_: Any, **__: Any) -> Any:
         raise AssertionError("built")
 
+    def no_copy(*_: Any, **__: Any) -> Any:
+        raise AssertionError("copied for --k8s")
+
     monkeypatch.setattr(ready, "build", no_build)
+    monkeypatch.setattr(ready, "_retargeted", no_copy)
     for text, message in (
         (BASIC.replace("countParam: $initPods", "countParam: $initPods\n  - opcode: createAny"), "opcode createAny"),
         (
@@ -628,10 +632,11 @@ def test_bad_workload_files_are_exit_2_before_anything_is_built(
         ("- name: [unclosed\n", "is not valid YAML"),
     ):
         (files / "perf.yaml").write_text(text)
-        run = kplugin("bench", str(project), "--workload", str(files / "perf.yaml"))
-        assert run.code == 2, run.stderr
-        (line,) = run.stderr.strip().splitlines()
-        assert message in line, line
+        for other in ([], ["--k8s", "1.37"]):  # another version: refused before its copy is made
+            run = kplugin("bench", str(project), "--workload", str(files / "perf.yaml"), *other)
+            assert run.code == 2, run.stderr
+            (line,) = run.stderr.strip().splitlines()
+            assert message in line, line
 
 
 def test_threshold_json_and_report_from_a_run(

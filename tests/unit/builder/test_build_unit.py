@@ -54,7 +54,7 @@ def test_legacy_dockerfile_has_no_buildkit_syntax() -> None:
 def test_legacy_build_stage_is_labelled_for_removal() -> None:
     text = "ARG GO_IMAGE\nFROM ${GO_IMAGE} AS build\nWORKDIR /src\n\nFROM scratch\nCOPY --from=build /x /x\n"
     assert build.label_build_stage(text, "gpu-aware") == (
-        "ARG GO_IMAGE\nFROM ${GO_IMAGE} AS build\nLABEL io.kplugin.builder-stage-of=gpu-aware\nWORKDIR /src\n\n"
+        "ARG GO_IMAGE\nFROM ${GO_IMAGE} AS build\nLABEL io.kplugin.build-stage-of=gpu-aware\nWORKDIR /src\n\n"
         "FROM scratch\nCOPY --from=build /x /x\n"
     )
 

@@ -211,3 +211,41 @@ def _doctor_golden(tmp_path: Path) -> None:
     why_fix = [line for line in run.stdout.splitlines() if line.startswith("  ")]
     assert all(len(line) <= 80 for line in why_fix), run.stdout
     golden("doctor-80.txt", run.stdout.replace(str(tmp_path), "<tmp>"))
+
+
+def test_a_reporter_says_nothing_before_its_first_step(capsys: pytest.CaptureFixture[str]) -> None:
+    """A job that stops at a bad input before its first step leaves one line, its error:
+    the Reporter's title comes with the first step or count, notes whenever they come."""
+    from kplugin.cli.progress import Reporter
+
+    with Reporter("e2e: gpu on Kubernetes 1.37.2…") as reporter:
+        reporter.note("the scenario has no pods")
+    assert capsys.readouterr().err == "note: the scenario has no pods\n"
+    with Reporter("e2e: gpu on Kubernetes 1.37.2…") as reporter:
+        reporter.count("pods", 2, 2)
+    assert capsys.readouterr().err.splitlines() == ["e2e: gpu on Kubernetes 1.37.2…", "  pods: 2/2"]
+
+
+def test_on_a_terminal_a_finished_bar_becomes_a_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench counts dozens of phases (each run's creations and schedulings): each bar is
+    a line once done, never a pile of bars taller than the terminal; a count repeated at
+    its end says nothing again."""
+    import io
+
+    from rich.console import Console
+
+    from kplugin.cli.progress import Reporter
+
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=100, highlight=False)
+    monkeypatch.setattr(console, "_is_tty", lambda: True)
+    monkeypatch.setattr(console, "_rich", lambda: terminal)
+    with Reporter("bench: gpu…") as reporter:
+        for run in ("baseline #1", "project #1"):
+            reporter.count(f"{run}: scheduling 10 pods", 4, 10)
+            reporter.count(f"{run}: scheduling 10 pods", 10, 10)
+            reporter.count(f"{run}: scheduling 10 pods", 10, 10)
+            assert reporter._live is not None and [t.description for t in reporter._live.tasks] == ["bench: gpu…"]
+    lines = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
+    assert lines.count("baseline #1: scheduling 10 pods: 10/10") == 1
+    assert lines.count("project #1: scheduling 10 pods: 10/10") == 1

@@ -19,7 +19,7 @@ from support.fakeapi import JsonHandler, serving
 from kplugin.core.errors import OperationError, UsageError
 from kplugin.core.progress import Quiet
 from kplugin.e2e import create, run
-from kplugin.e2e.session import ReplayProfile
+from kplugin.e2e.session import ProfileLabel, ReplayProfile
 from kplugin.kube import cluster, discovery, kinds
 from kplugin.kube.apiclient import Client, Endpoint
 from kplugin.kube.kubeconfig import Kubeconfig
@@ -225,7 +225,7 @@ def test_a_replay_creates_crds_first_then_any_kind(tmp_path: Path) -> None:
         client = Client(Endpoint(url))
         target = cluster.Existing(Kubeconfig(tmp_path, "ctx", {}, {}, {}), client, tmp_path / "work", lambda _: None)
         target.run = "r1"
-        profile = ReplayProfile("plugin", target.scheduler_name("s"), {})
+        profile = ReplayProfile(ProfileLabel.PLUGIN, target.scheduler_name("s"), {})
         try:
             resolved = create.resolve_kinds(loaded, discovery.Resolver(client))
             create.create_state(resolved, profile, target, Quiet())

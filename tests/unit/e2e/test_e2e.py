@@ -152,7 +152,7 @@ def test_scores_best_first() -> None:
 def test_free_ports_are_distinct_and_bindable() -> None:
     import socket
 
-    from kplugin.kube.controlplane import free_ports
+    from kplugin.kube.process import free_ports
 
     ports = free_ports(3)
     assert len(set(ports)) == 3

@@ -16,7 +16,7 @@ from kplugin.core.errors import OperationError
 from kplugin.e2e.logs import NodeScore
 from kplugin.e2e.report import ScoreView, Suite, junit_xml
 from kplugin.e2e.run import Inputs, Outcome
-from kplugin.e2e.session import CreationTotals, PodPlacement, Session
+from kplugin.e2e.session import CreationTotals, PodPlacement, ProfileLabel, Session
 from kplugin.model import project, schedconfig
 from kplugin.scenario.format import Node, Pod, Scenario
 
@@ -154,7 +154,7 @@ def inputs() -> Inputs:
 
 def test_the_report_is_written_before_a_failed_expectation_ends_the_run(tmp_path: Path) -> None:
     target = tmp_path / "e2e.xml"
-    session = Session("plugin", "gpu", placements(), CreationTotals(5, 0.5), 2, 0.75, "admin")
+    session = Session(ProfileLabel.PLUGIN, "gpu", placements(), CreationTotals(5, 0.5), 2, 0.75, "admin")
     html = cli._html_target(tmp_path / "e2e.html", force=False)
     report = cli._Report(ScoreView(), cli._junit_target(target, force=False), "scenario.yaml", html)
     suite = cli._suite(report, inputs(), session)
@@ -176,9 +176,7 @@ def test_the_report_is_written_before_a_failed_expectation_ends_the_run(tmp_path
 
 def test_compare_writes_a_suite_per_profile(tmp_path: Path) -> None:
     report = cli._Report(ScoreView(), tmp_path / "e2e.xml", "scenario.yaml")
-    sessions = [
-        Session(label, label, placements(), CreationTotals(), 2, 1.0, "admin") for label in ("plugin", "default")
-    ]
+    sessions = [Session(label, label, placements(), CreationTotals(), 2, 1.0, "admin") for label in ProfileLabel]
     cli._write_junit(report, [cli._suite(report, inputs(), s, s.profile) for s in sessions])
     plugin, default = list(junitparser.JUnitXml.fromfile(str(tmp_path / "e2e.xml")))
     assert plugin.name == "e2e gpu: scenario.yaml (plugin profile)" and plugin.failures == 2

@@ -14,7 +14,7 @@ from kplugin.core.errors import UsageError
 from kplugin.core.progress import Quiet
 from kplugin.e2e import compare, create, logs, replay, run, usage
 from kplugin.e2e.logs import Preemption, Requeue
-from kplugin.e2e.session import CreationTotals, PodPlacement, ReplayProfile, Session
+from kplugin.e2e.session import CreationTotals, PodPlacement, ProfileLabel, ReplayProfile, Session
 from kplugin.e2e.watch import NOMINATION_SETTLED, PodState, PodWatch, is_decided, meets
 from kplugin.kube import labelselector
 from kplugin.scenario import entries
@@ -352,7 +352,7 @@ def test_what_a_replay_creates_and_in_which_order(tmp_path: Path) -> None:
         config = Kubeconfig(tmp_path, "ctx", {}, {}, {})
         target = cluster.Existing(config, client, tmp_path / "work", lambda _: None)
         target.run = "r1"
-        profile = ReplayProfile("plugin", target.scheduler_name("gpu"), {})
+        profile = ReplayProfile(ProfileLabel.PLUGIN, target.scheduler_name("gpu"), {})
         try:
             created = create.create_state(loaded, profile, target, Quiet())
             pending = create.queue_order(loaded, [p for p in loaded.pods if not p.node_name])

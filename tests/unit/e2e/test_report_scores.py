@@ -17,7 +17,7 @@ from kplugin.e2e import compare
 from kplugin.e2e.logs import NodeScore, Requeue
 from kplugin.e2e.report import ScoreView, Suite, placements_text, score_table
 from kplugin.e2e.run import Outcome
-from kplugin.e2e.session import CreationTotals, PodPlacement, Session
+from kplugin.e2e.session import CreationTotals, PodPlacement, ProfileLabel, Session
 
 GOLDEN = REPO / "tests" / "unit" / "golden"
 
@@ -173,8 +173,8 @@ def test_golden_report_at_80_columns(capsys: pytest.CaptureFixture[str], monkeyp
 def test_golden_compare_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     mine, theirs = placements()[1], placements()[4]
-    plugin = Session("plugin", "gpu", [mine], CreationTotals(9, 0.5), 1, 0.25, "admin")
-    default = Session("default", "default-scheduler", [theirs], CreationTotals(9, 0.5), 1, 0.25, "admin")
+    plugin = Session(ProfileLabel.PLUGIN, "gpu", [mine], CreationTotals(9, 0.5), 1, 0.25, "admin")
+    default = Session(ProfileLabel.DEFAULT, "default-scheduler", [theirs], CreationTotals(9, 0.5), 1, 0.25, "admin")
     result = compare.Comparison("1.28.3", plugin, default, compared=1)
     result.moved.append(compare.Change("train-1", mine, theirs))
     text = compare.text(result, cli._view(None))

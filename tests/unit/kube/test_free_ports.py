@@ -8,15 +8,15 @@ import socket
 
 import pytest
 
-from kplugin.kube import controlplane
+from kplugin.kube import process
 
 
 def test_ports_are_free_distinct_and_below_the_ephemeral_range() -> None:
-    start = controlplane._ephemeral_start()
+    start = process._ephemeral_start()
     for _ in range(20):
-        ports = controlplane.free_ports(3)
+        ports = process.free_ports(3)
         assert len(set(ports)) == 3
-        assert all(controlplane.LISTEN_FLOOR <= port < start for port in ports), (ports, start)
+        assert all(process.LISTEN_FLOOR <= port < start for port in ports), (ports, start)
         for port in ports:
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
                 sock.bind(("127.0.0.1", port))  # free: it binds
@@ -28,6 +28,6 @@ def test_a_port_taken_by_a_listener_is_not_picked(monkeypatch: pytest.MonkeyPatc
         taken.listen()
         held = taken.getsockname()[1]
         # the only candidate below the range is the taken port: the kernel picks instead
-        monkeypatch.setattr(controlplane.random, "sample", lambda population, k: [held])
-        (port,) = controlplane.free_ports(1)
+        monkeypatch.setattr(process.random, "sample", lambda population, k: [held])
+        (port,) = process.free_ports(1)
         assert port != held
