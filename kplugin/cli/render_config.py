@@ -188,7 +188,10 @@ def _validate(project: "Project", checked_binary: Path | None, config_text: str,
 
         say(f"--validate: building {scheduler} with the local Go toolchain")
         build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)
-    accepted, message = render.validate(scheduler, config_text, shown, prefix=project.scheduler_arguments)
+    # an adopted repository's plugin may wait for an API server in its factory: no verdict then
+    patience = render.ADOPTED_PATIENCE if project.layout is not None else render.PATIENCE
+    accepted, message = render.validate(scheduler, config_text, shown, prefix=project.scheduler_arguments,
+                                        patience=patience)  # fmt: skip
     if accepted is None:
         raise OperationError(f"{message}; kplugin e2e loads it against a real control plane")
     if not accepted:

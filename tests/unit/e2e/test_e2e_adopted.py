@@ -176,6 +176,21 @@ def test_the_run_s_check_goes_on_undecided_for_an_adopted_repository_only(
     assert said is not None and said.endswith("each run's scheduler loads it against the cluster")
 
 
+def test_render_config_validate_on_an_adopted_repository_says_undecided_after_its_patience(
+    kplugin: Callable[..., Run], repository: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """render-config --validate must give a verdict: when the repository's scheduler never
+    finishes loading (a factory waiting for an API server), it fails after the adopted
+    patience (e2e's 10 s, not 120 s) and names the run that can decide."""
+    waits = tmp_path / "kube-scheduler"
+    waits.write_text("#!/bin/sh\nexec sleep 30\n")
+    waits.chmod(waits.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setattr(render, "ADOPTED_PATIENCE", 1.0)
+    result = kplugin("render-config", str(repository), "--validate", "--binary", str(waits))
+    assert result.code == 1, result.stderr
+    assert "within 1s" in result.stderr and "kplugin e2e loads it against a real control plane" in result.stderr
+
+
 def test_a_retargeted_copy_s_run_reads_the_copy_s_own_files(repository: Path, tmp_path: Path) -> None:
     """e2e --k8s runs the moved copy: its configuration and manifests, not the repository's."""
     inputs = run.prepare(projects.load(repository, adopted=True), None, None, admin=False)
