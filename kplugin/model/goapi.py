@@ -77,6 +77,13 @@ _PLUGIN_TYPES = (
     # a pod held by Permit's Wait (Handle.GetWaitingPod, IterateOverWaitingPods)
     "WaitingPod",
 )
+
+
+def _interfaces_since(minor: str) -> tuple[str, ...]:
+    """The Go interfaces of the points ``minor`` added, as model.points declares them."""
+    return tuple(row.interface for row in POINTS.values() if row.first == minor)
+
+
 # The pod-group cycle's types (fwk, 1.36 on): spelled only for minors that have them.
 _POD_GROUP_TYPES = (
     "PodGroupInfo",
@@ -86,21 +93,20 @@ _POD_GROUP_TYPES = (
     "PodGroupAssignments",
     "PlacementScore",
     "PlacementScoreExtensions",
-    "PlacementGeneratePlugin",
-    "PlacementScorePlugin",
+    *_interfaces_since("1.36"),  # PlacementGeneratePlugin, PlacementScorePlugin
 )
 # The pod-group points later minors added, and the types their signatures spell: only from
 # the minor whose pod-group API (the catalog's pod_groups fact) came with them.
 _LATER_POD_GROUP_TYPES: dict[PodGroups, tuple[str, ...]] = {
     # PodGroupPostFilter (1.37 on)
     PodGroups.V1BETA1: (
-        "PodGroupPostFilterPlugin",
+        *_interfaces_since("1.37"),
         "PodGroupPostFilterResult",
         "PodGroupSchedulingFunc",
         "NominatingInfo",
     ),
     # PlacementFeasible (1.38 on)
-    PodGroups.GENERIC: ("PlacementFeasiblePlugin", "PlacementProgress"),
+    PodGroups.GENERIC: (*_interfaces_since("1.38"), "PlacementProgress"),
 }
 # Data types whose name changed between minors without a catalog fact of their own: each is
 # tied to the fact that changed in the same minor (both read in that minor's sources), as

@@ -177,3 +177,23 @@ def test_layer_code_has_the_newest_methods() -> None:
         for point in present:
             assert set(points.methods(point, (newest.major, newest.minor))) <= defined, point
     assert ExtensionPoint.PLACEMENT_SCORE in present  # 1.36 has every point
+
+
+@pytest.mark.parametrize("minor", sorted(versions.catalog(), key=points.parse_minor))
+def test_the_go_names_spell_each_point_s_interface_where_the_minor_has_it(minor: str) -> None:
+    """goapi spells every available point's Go interface from this table (in the minor's
+    package), and no interface of a point the minor lacks; the framework types that moved
+    to fwk in 1.35 (model.apichanges) include every interface the points had then."""
+    from kplugin.model import apichanges
+
+    target = versions.newest_target(minor)
+    key = (target.version.major, target.version.minor)
+    native = goapi.native_names(target.facts)
+    for point in ExtensionPoint:
+        interface = POINTS[point].interface
+        if points.available(point, key):
+            assert native.get(interface, "").endswith(f".{interface}"), (point, minor)
+        else:
+            assert interface not in native, (point, minor)
+    before = {POINTS[p].interface for p in ExtensionPoint if points.available(p, (1, 35))}
+    assert before <= set(apichanges.MOVED_TO_FWK["1.35"])
