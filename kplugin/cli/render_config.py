@@ -102,9 +102,12 @@ def render_config(
     config, notices = render.compose_config(request, say)
     for notice in notices:
         note(notice)
-    text = render.merge(merge, config) if merge is not None else render.render(config, project, fmt)
+    shape = render.Format.parse(fmt)  # checked by _destination: an enum from here on
+    text = render.merge(merge, config) if merge is not None else render.render(config, project, shape)
     if validate:
-        config_text = render.render(config, project, "config") if fmt != "config" else text
+        config_text = (
+            render.render(config, project, render.Format.CONFIG) if shape is not render.Format.CONFIG else text
+        )
         _validate(project, checked_binary, config_text, str(output or merge or "the rendered configuration"))
     if destination is None:
         out(text)
@@ -164,9 +167,7 @@ def _destination(leader_elect: str, fmt: str, output: Path | None, force: bool, 
 
     if leader_elect.lower() not in {"true", "false"}:
         raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")
-    if fmt not in render.FORMATS:
-        raise UsageError(f"--format {fmt!r}: choose from {', '.join(render.FORMATS)}")
-    if merge is not None and fmt != "config":
+    if render.Format.parse(fmt) is not render.Format.CONFIG and merge is not None:
         raise UsageError("--merge updates a KubeSchedulerConfiguration file: use it with --format config")
     if output is not None:
         return safefs.output_target(output, "--output", force=force)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -17,7 +18,23 @@ from kplugin.model.schedconfig import MAX_WEIGHT, SchedulerConfig
 from kplugin.model.spec import IN_TREE_PLUGINS, PluginSpec, validate_scheduler_name
 from kplugin.model.versions import Target
 
-FORMATS = ("config", "configmap", "helm-values")
+
+class Format(StrEnum):
+    """render-config --format: the configuration itself, in a ConfigMap, or as Helm values."""
+
+    CONFIG = "config"
+    CONFIGMAP = "configmap"
+    HELM_VALUES = "helm-values"
+
+    @classmethod
+    def parse(cls, value: str) -> Format:
+        try:
+            return cls(value)
+        except ValueError:
+            raise UsageError(f"{Setting.FORMAT} {value!r}: choose from {', '.join(cls)}") from None
+
+
+FORMATS = tuple(Format)
 
 
 class ConfigFile(NamedTuple):
@@ -184,16 +201,16 @@ def _sample_defaults(project: Project, plugin: PluginSpec) -> dict[str, Any] | N
     return argsinfo.unchanged_sample_defaults(project.root, plugin, project.args_digests.get(plugin.name))
 
 
-def render(config: SchedulerConfig, project: Project, fmt: str) -> str:
-    if fmt == "config":
-        return yamlio.dump(config.document())
-    if fmt == "configmap":
-        from kplugin.model import manifests
+def render(config: SchedulerConfig, project: Project, fmt: Format) -> str:
+    match fmt:
+        case Format.CONFIG:
+            return yamlio.dump(config.document())
+        case Format.CONFIGMAP:
+            from kplugin.model import manifests
 
-        return yamlio.dump(manifests.configmap(project.name, config))
-    if fmt == "helm-values":
-        return yamlio.dump({"schedulerName": config.scheduler_name, "schedulerConfig": config.document()})
-    raise UsageError(f"{Setting.FORMAT} {fmt!r}: choose from {', '.join(FORMATS)}")
+            return yamlio.dump(manifests.configmap(project.name, config))
+        case Format.HELM_VALUES:
+            return yamlio.dump({"schedulerName": config.scheduler_name, "schedulerConfig": config.document()})
 
 
 def merge(existing: Path, config: SchedulerConfig) -> str:
