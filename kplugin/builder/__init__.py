@@ -4,7 +4,6 @@ architecture, and the pinned version. Each backend is a Builder."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import NamedTuple, Protocol
 
 from kplugin.builder.docker import (
@@ -18,9 +17,9 @@ from kplugin.builder.docker import (
 )
 from kplugin.builder.local import LocalBuilder
 from kplugin.builder.platform import Platform, host_arch, parse_platforms
-from kplugin.builder.request import BuildRequest, BuildResult
+from kplugin.builder.request import BuilderName, BuildRequest, BuildResult
 from kplugin.builder.verify import Binary
-from kplugin.core.errors import OperationError, Setting, UsageError
+from kplugin.core.errors import OperationError, Setting
 from kplugin.core.progress import Progress
 from kplugin.model.buildfacts import BuildFacts
 
@@ -52,14 +51,6 @@ class Builder(Protocol):
     ) -> None: ...
 
 
-class BuilderName(StrEnum):
-    """--builder: auto picks docker or local."""
-
-    AUTO = "auto"
-    DOCKER = "docker"
-    LOCAL = "local"
-
-
 class Choice(NamedTuple):
     """The builder a build uses and why (shown as 'building with local (--builder local)'); the
     reason names settings as placeholders (kplugin.core.errors.render spells them)."""
@@ -68,9 +59,7 @@ class Choice(NamedTuple):
     reason: str
 
 
-def choose_builder(requested: str) -> Choice:
-    if requested not in set(BuilderName):
-        raise UsageError(f"{Setting.BUILDER} {requested!r} is not one of auto, docker, local")
+def choose_builder(requested: BuilderName) -> Choice:
     if requested == BuilderName.LOCAL:
         return Choice(BuilderName.LOCAL, f"{Setting.BUILDER} local")
     problem = docker_problem()

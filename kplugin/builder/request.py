@@ -4,13 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from kplugin.builder.platform import Platform
 from kplugin.builder.verify import Binary
+from kplugin.core.errors import Setting, UsageError
 from kplugin.model.buildfacts import DEFAULT_BASE_IMAGE
 from kplugin.model.project import Project
+
+
+class BuilderName(StrEnum):
+    """--builder: auto picks docker or local."""
+
+    AUTO = "auto"
+    DOCKER = "docker"
+    LOCAL = "local"
+
+    @classmethod
+    def parse(cls, value: str) -> BuilderName:
+        try:
+            return cls(value)
+        except ValueError:
+            raise UsageError(f"{Setting.BUILDER} {value!r} is not one of auto, docker, local") from None
 
 
 @dataclass
@@ -32,7 +49,7 @@ class BuildResult:
 @dataclass(frozen=True)
 class BuildRequest:
     project: Project
-    builder: str = "auto"
+    builder: BuilderName = BuilderName.AUTO
     platforms: tuple[Platform, ...] = ()
     image: str | None = None
     go_image: str | None = None

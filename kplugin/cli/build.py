@@ -12,9 +12,7 @@ from kplugin.cli import app
 from kplugin.cli.options import ProjectPath, RetargetTemplate, json_option, k8s_option, load_for_version
 
 if TYPE_CHECKING:  # the command's modules load only when it runs
-    from kplugin.builder import BuildResult, Choice
-    from kplugin.model.project import Project
-    from kplugin.model.versions import Target
+    from kplugin.builder import BuilderName, BuildResult, Choice
 
 EPILOG = """Examples:
 
@@ -86,11 +84,12 @@ def build(
     log_target = safefs.output_target(log_file, "--log-file", force=True) if log_file is not None else None
     pinned, target = load_for_version(path, template, k8s, adopted=True)
     platforms = builds.parse_platforms(platform)
-    choice = _choice(pinned, target, builder, cgo)
+    name = builds.BuilderName.parse(builder)  # an enum from the edge on
+    choice = _choice(name, cgo)
     log = _Log(verbose)
     request = builds.BuildRequest(
         project=pinned,
-        builder=builder,
+        builder=name,
         platforms=platforms,
         image=image,
         go_image=go_image,
@@ -113,17 +112,17 @@ def build(
     _print(result, as_json, time.monotonic() - log.started)
 
 
-def _choice(project: "Project", target: "Target", builder: str, cgo: bool) -> "Choice":
+def _choice(builder: "BuilderName", cgo: bool) -> "Choice":
     """The builder: --builder's, local for --cgo (refused with docker)."""
     from kplugin import builder as builds
     from kplugin.core.errors import UsageError
 
-    if cgo and builder == builds.BuilderName.DOCKER:
+    if cgo and builder is builds.BuilderName.DOCKER:
         raise UsageError(
             "--cgo builds with --builder local (an image of a dynamic binary needs a base image with the C "
             "libraries, which kplugin does not make yet)"
         )
-    if cgo and builder in set(builds.BuilderName):  # auto or local
+    if cgo:  # auto or local
         return builds.Choice(builds.BuilderName.LOCAL, "--cgo: the local Go toolchain and C compiler")
     return builds.choose_builder(builder)
 

@@ -188,7 +188,7 @@ def _validate(project: "Project", checked_binary: Path | None, config_text: str,
         from kplugin import builder as build
 
         say(f"--validate: building {scheduler} with the local Go toolchain")
-        build.build(build.BuildRequest(project=project, builder="local"), lambda step: None)
+        build.build(build.BuildRequest(project=project, builder=build.BuilderName.LOCAL), lambda step: None)
     # an adopted repository's plugin may wait for an API server in its factory: no verdict then
     patience = render.ADOPTED_PATIENCE if project.layout is not None else render.PATIENCE
     accepted, message = render.validate(scheduler, config_text, shown, prefix=project.scheduler_arguments,

@@ -36,7 +36,7 @@ def test_platforms() -> None:
 
 def test_unknown_builder() -> None:
     with pytest.raises(UsageError, match="'podman'"):
-        build.choose_builder("podman")
+        build.BuilderName.parse("podman")
 
 
 def test_legacy_dockerfile_has_no_buildkit_syntax() -> None:
