@@ -12,7 +12,7 @@ from typing import Any
 
 from kplugin.core import safefs, yamlio
 from kplugin.core.errors import Setting, UsageError
-from kplugin.doctor.rules import BY_ID, Problem
+from kplugin.doctor.rules import BY_ID, Problem, Severity
 from kplugin.model.project import Project
 from kplugin.model.versions import Target
 
@@ -21,7 +21,7 @@ from kplugin.model.versions import Target
 class Finding:
     rule: str
     check: str
-    severity: str
+    severity: Severity
     file: str
     line: int | None
     what: str

@@ -6,20 +6,30 @@ Problems naming a rule; a rule's why and fix may name the problem's own values
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from kplugin.core.errors import Setting
 from kplugin.model.apifacts import PRE_QUEUEING_HINTS_GATE
 
-ERROR, WARNING, INFO = "error", "warning", "info"
+
+class Severity(StrEnum):
+    """How much a finding weighs: errors fail doctor (exit 1), warnings and notes do not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @dataclass(frozen=True)
 class Rule:
     id: str
     check: str
-    severity: str
+    severity: Severity
     why: str
     fix: str
 
