@@ -173,15 +173,18 @@ def move(project: Project, target: Target, dry_run: bool = False) -> Moved:
 
 
 @contextmanager
-def retargeted(project: Project, target: Target) -> Iterator[Project]:
+def retargeted(project: Project, target: Target, notify: Callable[[str], None] = lambda _: None) -> Iterator[Project]:
     """A throw-away copy of the adopted repository moved to ``target`` as kplugin upgrade
-    would move it (build --k8s, e2e --k8s); the repository is not touched. An error names
-    the repository's files, not the copy's."""
+    would move it (build --k8s, e2e --k8s); the repository is not touched. What the move
+    says (a dependency that pins another minor, go mod tidy's notes) goes to ``notify``, as
+    upgrade reports it. An error names the repository's files, not the copy's."""
     refuse_what_cannot_move(project, target)
     moved = Moved(project.target, target)
     changes = stage.Changes()
     dest = stage.Destination(project.root, fresh=False)
     with stage.staged(dest, changes, _in_stage(project, target, moved, changes)) as staged:
+        for notice in moved.notices:
+            notify(notice)
         try:
             yield load(staged, adopted=True)
         except KpluginError as err:

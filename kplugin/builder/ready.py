@@ -12,7 +12,7 @@ files, not the copy's)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -83,7 +83,7 @@ def ready(
                 f"retargeting a copy of {pinned.root.name} to Kubernetes {target.version} "
                 f"(go mod tidy downloads modules; {pinned.root.name} stays pinned to {pinned.version})"
             )
-            project = stack.enter_context(_retargeted(pinned, target))
+            project = stack.enter_context(_retargeted(pinned, target, observer.note))
             if keep_binary and request.output is None and choice.builder is BuilderName.LOCAL:
                 request = replace(request, output=pinned.bin_dir / target.version.tag)
         inputs = job.prepare(project)
@@ -95,13 +95,14 @@ def ready(
         yield Ready(project, inputs, built, scheduler, apiserver)
 
 
-def _retargeted(pinned: Project, target: Target) -> AbstractContextManager[Project]:
+def _retargeted(pinned: Project, target: Target, notify: Callable[[str], None]) -> AbstractContextManager[Project]:
     """The throw-away copy: a generated project rendered again for ``target``, an adopted
-    repository's code moved there (kplugin upgrade's move, in a stage)."""
+    repository's code moved there (kplugin upgrade's move, in a stage; what it says goes to
+    ``notify``)."""
     if pinned.layout is not None:
         from kplugin.adopt import move
 
-        return move.retargeted(pinned, target)
+        return move.retargeted(pinned, target, notify)
     from kplugin.generate import upgrade
 
     return upgrade.retargeted(pinned, target)
