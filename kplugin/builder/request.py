@@ -10,7 +10,6 @@ from typing import Any
 
 from kplugin.builder.platform import Platform
 from kplugin.builder.verify import Binary
-from kplugin.core.errors import Setting, UsageError
 from kplugin.model.buildfacts import DEFAULT_BASE_IMAGE
 from kplugin.model.project import Project
 
@@ -21,13 +20,6 @@ class BuilderName(StrEnum):
     AUTO = "auto"
     DOCKER = "docker"
     LOCAL = "local"
-
-    @classmethod
-    def parse(cls, value: str) -> BuilderName:
-        try:
-            return cls(value)
-        except ValueError:
-            raise UsageError(f"{Setting.BUILDER} {value!r} is not one of auto, docker, local") from None
 
 
 @dataclass

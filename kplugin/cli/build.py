@@ -76,6 +76,7 @@ def build(
     from kplugin.cli.flags import render
     from kplugin.cli.progress import Reporter
     from kplugin.core import safefs
+    from kplugin.core.errors import Setting, parse_choice
     from kplugin.model.spec import validate_image
 
     if image is not None:
@@ -84,7 +85,7 @@ def build(
     log_target = safefs.output_target(log_file, "--log-file", force=True) if log_file is not None else None
     pinned, target = load_for_version(path, template, k8s, adopted=True)
     platforms = builds.parse_platforms(platform)
-    name = builds.BuilderName.parse(builder)  # an enum from the edge on
+    name = parse_choice(builds.BuilderName, builder, Setting.BUILDER)  # an enum from the edge on
     choice = _choice(name, cgo)
     log = _Log(verbose)
     request = builds.BuildRequest(

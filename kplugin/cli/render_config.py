@@ -75,6 +75,7 @@ def render_config(
     from kplugin.cli.console import note, out, say
     from kplugin.config import render
     from kplugin.core import safefs
+    from kplugin.core.errors import Setting, parse_choice
     from kplugin.model import project as projects
     from kplugin.model.versions import resolve
 
@@ -102,7 +103,7 @@ def render_config(
     config, notices = render.compose_config(request, say)
     for notice in notices:
         note(notice)
-    shape = render.Format.parse(fmt)  # checked by _destination: an enum from here on
+    shape = parse_choice(render.Format, fmt, Setting.FORMAT)  # checked by _destination: an enum from here on
     text = render.merge(merge, config) if merge is not None else render.render(config, project, shape)
     if validate:
         config_text = (
@@ -163,11 +164,11 @@ def _destination(leader_elect: str, fmt: str, output: Path | None, force: bool, 
     refused), else --merge's file in place, else stdout (None)."""
     from kplugin.config import render
     from kplugin.core import safefs
-    from kplugin.core.errors import UsageError
+    from kplugin.core.errors import Setting, UsageError, parse_choice
 
     if leader_elect.lower() not in {"true", "false"}:
         raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")
-    if render.Format.parse(fmt) is not render.Format.CONFIG and merge is not None:
+    if parse_choice(render.Format, fmt, Setting.FORMAT) is not render.Format.CONFIG and merge is not None:
         raise UsageError("--merge updates a KubeSchedulerConfiguration file: use it with --format config")
     if output is not None:
         return safefs.output_target(output, "--output", force=force)

@@ -26,13 +26,6 @@ class Format(StrEnum):
     CONFIGMAP = "configmap"
     HELM_VALUES = "helm-values"
 
-    @classmethod
-    def parse(cls, value: str) -> Format:
-        try:
-            return cls(value)
-        except ValueError:
-            raise UsageError(f"{Setting.FORMAT} {value!r}: choose from {', '.join(cls)}") from None
-
 
 FORMATS = tuple(Format)
 

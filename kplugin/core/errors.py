@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from typing import TypeVar
 
 
 class Setting(StrEnum):
@@ -192,3 +193,15 @@ class ToolError(OperationError, subprocess.CalledProcessError):
     def tail(self) -> str:
         lines = (self.output or "").strip().splitlines()
         return "\n".join(lines[-20:])
+
+
+Choice = TypeVar("Choice", bound=StrEnum)
+
+
+def parse_choice(kind: type[Choice], value: str, setting: Setting) -> Choice:
+    """``value`` as a member of ``kind``, the values of the option ``setting`` (an enum
+    from the command line's edge on); anything else is a UsageError naming the choices."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise UsageError(f"{setting} {value!r}: choose from {', '.join(kind)}") from None

@@ -7,7 +7,7 @@ import pytest
 
 from kplugin import builder as build
 from kplugin.core import elf, golang
-from kplugin.core.errors import ToolError, UsageError
+from kplugin.core.errors import Setting, ToolError, UsageError, parse_choice
 
 
 def test_dynamic_binary_is_detected() -> None:
@@ -36,7 +36,7 @@ def test_platforms() -> None:
 
 def test_unknown_builder() -> None:
     with pytest.raises(UsageError, match="'podman'"):
-        build.BuilderName.parse("podman")
+        parse_choice(build.BuilderName, "podman", Setting.BUILDER)
 
 
 def test_legacy_dockerfile_has_no_buildkit_syntax() -> None:
