@@ -11,6 +11,7 @@ from kplugin.cli.options import Force, Output, ProjectPath, k8s_option, refuse_s
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from kplugin.config.render import Format as Shape
     from kplugin.model.project import Project
     from kplugin.model.versions import Target
 
@@ -72,14 +73,12 @@ def render_config(
 ) -> None:
     """Render the KubeSchedulerConfiguration for the project and a Kubernetes version."""
     options = dict(locals())  # as given: an adopted repository refuses the ones that shape a rendering
-    from kplugin.cli.console import note, out, say
+    from kplugin.cli.console import note, say
     from kplugin.config import render
-    from kplugin.core import safefs
-    from kplugin.core.errors import Setting, parse_choice
     from kplugin.model import project as projects
     from kplugin.model.versions import resolve
 
-    destination = _destination(leader_elect, fmt, output, force, merge)
+    destination, shape = _destination(leader_elect, fmt, output, force, merge)
     checked_binary = render.check_binary(binary) if binary is not None else None
     if "*" in (disable_default or []):
         note("--disable-default '*' turns off every default plugin: for debugging, not production")
@@ -103,18 +102,25 @@ def render_config(
     config, notices = render.compose_config(request, say)
     for notice in notices:
         note(notice)
-    shape = parse_choice(render.Format, fmt, Setting.FORMAT)  # checked by _destination: an enum from here on
     text = render.merge(merge, config) if merge is not None else render.render(config, project, shape)
     if validate:
-        config_text = (
-            render.render(config, project, render.Format.CONFIG) if shape is not render.Format.CONFIG else text
-        )
+        config_text = text if shape is render.Format.CONFIG else render.render(config, project, render.Format.CONFIG)
         _validate(project, checked_binary, config_text, str(output or merge or "the rendered configuration"))
+    _deliver(
+        text, destination, f"{'merged into' if merge is not None and output is None else 'wrote'} {output or merge}"
+    )
+
+
+def _deliver(text: str, destination: Path | None, said: str) -> None:
+    """The configuration on stdout, or written where -o or --merge say (and ``said``)."""
+    from kplugin.cli.console import out, say
+    from kplugin.core import safefs
+
     if destination is None:
         out(text)
         return
     safefs.write_atomic(destination, text.encode())
-    say(f"{'merged into' if merge is not None and output is None else 'wrote'} {output or merge}")
+    say(said)
 
 
 # the options that shape a rendered configuration, by the parameter that holds each
@@ -138,9 +144,8 @@ def _adopted(
     """An adopted repository's configuration is its own: the first recorded file in an
     apiVersion the target serves, printed (or written to -o) as it is, and with --validate
     loaded by the repository's scheduler (started with the recorded arguments)."""
-    from kplugin.cli.console import note, out, say
+    from kplugin.cli.console import note
     from kplugin.config import render
-    from kplugin.core import safefs
 
     defaults = {"leader_elect": "true", "fmt": "config", "multipoint": False}
     refuse_shaping((flag, options[name]) for flag, name in _SHAPING.items()
@@ -148,33 +153,31 @@ def _adopted(
     own = render.own_config(project, target)
     if own.passed_over:
         note(f"{own.path}: the first of {len(own.passed_over) + 1} configuration files ({', '.join(own.passed_over)})")
-    text = own.text
     if validate:
-        _validate(project, checked_binary, text, own.path)
-    if destination is None:
-        out(text)
-        return
-    safefs.write_atomic(destination, text.encode())
-    say(f"wrote {output}")
+        _validate(project, checked_binary, own.text, own.path)
+    _deliver(own.text, destination, f"wrote {output}")
 
 
-def _destination(leader_elect: str, fmt: str, output: Path | None, force: bool, merge: Path | None) -> Path | None:
-    """The options checked, and where the result goes, checked before anything is
-    rendered: -o (a symlink is followed and kept; a directory, device or FIFO is
-    refused), else --merge's file in place, else stdout (None)."""
+def _destination(
+    leader_elect: str, fmt: str, output: Path | None, force: bool, merge: Path | None
+) -> "tuple[Path | None, Shape]":
+    """The options checked, the format (an enum from here on), and where the result goes,
+    checked before anything is rendered: -o (a symlink is followed and kept; a directory,
+    device or FIFO is refused), else --merge's file in place, else stdout (None)."""
     from kplugin.config import render
     from kplugin.core import safefs
     from kplugin.core.errors import Setting, UsageError, parse_choice
 
     if leader_elect.lower() not in {"true", "false"}:
         raise UsageError(f"--leader-elect {leader_elect!r}: use true or false")
-    if parse_choice(render.Format, fmt, Setting.FORMAT) is not render.Format.CONFIG and merge is not None:
+    shape = parse_choice(render.Format, fmt, Setting.FORMAT)
+    if shape is not render.Format.CONFIG and merge is not None:
         raise UsageError("--merge updates a KubeSchedulerConfiguration file: use it with --format config")
     if output is not None:
-        return safefs.output_target(output, "--output", force=force)
+        return safefs.output_target(output, "--output", force=force), shape
     if merge is not None:
-        return safefs.output_target(merge, "--merge", force=True, must_exist=True)
-    return None
+        return safefs.output_target(merge, "--merge", force=True, must_exist=True), shape
+    return None, shape
 
 
 def _validate(project: "Project", checked_binary: Path | None, config_text: str, shown: str) -> None:
